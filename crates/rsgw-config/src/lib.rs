@@ -1,0 +1,196 @@
+//! rsgw's configuration: the TOML file that `rsgw serve --config` and
+//! `rsgw admin --config` read. Every key has a default, so an empty (or no)
+//! file runs the gateway on the embedded backend. Unknown keys are errors, so
+//! a typo never silently falls back to a default. `docs/config.md` lists every
+//! key; `config/rsgw.toml` is a commented example.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Why a configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has unknown keys or wrong types.
+    #[error("invalid config file {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said (with line and column).
+        message: String,
+    },
+    /// A value is out of its allowed range.
+    #[error("invalid config value {key}: {message}")]
+    Value {
+        /// The key, as `section.key`.
+        key: &'static str,
+        /// Why it is rejected.
+        message: String,
+    },
+}
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `[store]`: where objects live.
+    pub store: StoreConfig,
+}
+
+/// Which backend stores the objects.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The embedded store in a local directory (no external service).
+    #[default]
+    Local,
+    /// A Ceph cluster through librados.
+    Rados,
+}
+
+/// `[store]`: the storage backend and its settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreConfig {
+    /// `local` (default) or `rados`.
+    pub backend: Backend,
+    /// Prefix of every pool rsgw creates (`<prefix>.meta`, ...). Default `rsgw`.
+    pub pool_prefix: String,
+    /// local: the data directory. Default `rsgw-data`.
+    pub path: PathBuf,
+    /// local: objects up to this many bytes keep their data in the metadata
+    /// database. Default 65536.
+    pub inline_max: usize,
+    /// Largest RADOS object accepted (RADOS' own `osd_max_object_size` is 128 MiB).
+    /// Default 134217728.
+    pub max_object_size: u64,
+    /// local: flush data and metadata before acknowledging writes. Default false.
+    pub fsync: bool,
+    /// rados: the cluster's ceph.conf. Default `/etc/ceph/ceph.conf`.
+    pub ceph_conf: PathBuf,
+    /// rados: the cephx client name. Default `client.rgw.rsgw`.
+    pub client_name: String,
+    /// rados: keyring file; empty uses the one ceph.conf names. Default empty.
+    pub keyring: PathBuf,
+    /// Time limit of one store operation in milliseconds (rados: `rados_osd_op_timeout`
+    /// and `rados_mon_op_timeout`; local: how long a write waits for the database
+    /// lock). Default 30000.
+    pub op_timeout_ms: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            backend: Backend::Local,
+            pool_prefix: "rsgw".into(),
+            path: PathBuf::from("rsgw-data"),
+            inline_max: 64 * 1024,
+            max_object_size: 128 << 20,
+            fsync: false,
+            ceph_conf: PathBuf::from("/etc/ceph/ceph.conf"),
+            client_name: "client.rgw.rsgw".into(),
+            keyring: PathBuf::new(),
+            op_timeout_ms: 30_000,
+        }
+    }
+}
+
+impl Config {
+    /// Parses a configuration from TOML text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &Path) -> Result<Self, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: origin.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Reads and parses a configuration file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Reads `path` if given, else returns the defaults.
+    pub fn load_or_default(path: Option<&Path>) -> Result<Self, ConfigError> {
+        match path {
+            Some(p) => Self::load(p),
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// Checks ranges that the types alone do not express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let s = &self.store;
+        if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {
+            return Err(ConfigError::Value {
+                key: "store.pool_prefix",
+                message: "must be non-empty, without '/' or NUL".into(),
+            });
+        }
+        if s.max_object_size == 0 {
+            return Err(ConfigError::Value {
+                key: "store.max_object_size",
+                message: "must be above 0".into(),
+            });
+        }
+        if s.op_timeout_ms == 0 {
+            return Err(ConfigError::Value {
+                key: "store.op_timeout_ms",
+                message: "must be above 0".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        let cfg = Config::parse("", Path::new("x.toml")).expect("parse");
+        assert_eq!(cfg, Config::default());
+        assert_eq!(cfg.store.backend, Backend::Local);
+        assert_eq!(cfg.store.op_timeout_ms, 30_000);
+    }
+
+    #[test]
+    fn keys_override_defaults() {
+        let cfg = Config::parse(
+            "[store]\nbackend = \"rados\"\nceph_conf = \"/tmp/c.conf\"\npool_prefix = \"gw\"\n",
+            Path::new("x.toml"),
+        )
+        .expect("parse");
+        assert_eq!(cfg.store.backend, Backend::Rados);
+        assert_eq!(cfg.store.ceph_conf, PathBuf::from("/tmp/c.conf"));
+        assert_eq!(cfg.store.pool_prefix, "gw");
+        assert_eq!(cfg.store.client_name, "client.rgw.rsgw");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        let e =
+            Config::parse("[store]\nbackedn = \"local\"\n", Path::new("x.toml")).expect_err("typo");
+        assert!(e.to_string().contains("backedn"), "{e}");
+        let e = Config::parse("[store]\nbackend = \"s3\"\n", Path::new("x.toml"))
+            .expect_err("bad enum");
+        assert!(e.to_string().contains("x.toml"), "{e}");
+        let e =
+            Config::parse("[store]\nop_timeout_ms = 0\n", Path::new("x.toml")).expect_err("zero");
+        assert!(e.to_string().contains("store.op_timeout_ms"), "{e}");
+    }
+}

@@ -1,0 +1,169 @@
+//! Compound reads from one snapshot of the database.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use rsgw_store::{
+    OMAP_MAX_PAGE, ObjectId, ObjectStat, OmapPage, ReadOp, ReadResult, StoreError, StoreResult,
+    validate_object_name,
+};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+use crate::db::{Inner, db_err};
+use crate::files;
+
+/// How often a read retries when a concurrent write replaced the data file
+/// between the snapshot and the file's opening.
+const FILE_RACE_RETRIES: usize = 8;
+
+fn blob_to_string(v: Vec<u8>) -> StoreResult<String> {
+    String::from_utf8(v).map_err(|e| StoreError::Io(format!("stored key is not UTF-8: {e}")))
+}
+
+/// Runs `op` on `obj`.
+pub(crate) fn read(inner: &Inner, obj: &ObjectId, op: &ReadOp) -> StoreResult<ReadResult> {
+    validate_object_name(obj)?;
+    for _ in 0..FILE_RACE_RETRIES {
+        if let Some(r) = inner.with_reader(|conn| read_once(inner, conn, obj, op))? {
+            return Ok(r);
+        }
+    }
+    Err(StoreError::Io(format!(
+        "data of {} kept changing under the read",
+        obj.name
+    )))
+}
+
+/// One attempt; `Ok(None)` when the data file vanished under the snapshot.
+fn read_once(
+    inner: &Inner,
+    conn: &mut rusqlite::Connection,
+    obj: &ObjectId,
+    op: &ReadOp,
+) -> StoreResult<Option<ReadResult>> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Deferred)
+        .map_err(db_err)?;
+    let pool = inner.pool_id(&tx, &obj.pool)?;
+    let (off, len) = op.read.unwrap_or((0, 0));
+    let row = tx
+        .prepare_cached(
+            "SELECT id, size, mtime_ns, version, file, omap_header,
+                    CASE WHEN ?4 THEN substr(data, ?5, ?6) END
+             FROM objects WHERE pool = ?1 AND ns = ?2 AND name = ?3",
+        )
+        .and_then(|mut s| {
+            s.query_row(
+                params![
+                    pool,
+                    obj.namespace.as_bytes(),
+                    obj.name.as_bytes(),
+                    op.read.is_some(),
+                    (off as i64).saturating_add(1),
+                    len.min(i64::MAX as u64) as i64
+                ],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)? as u64,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, i64>(3)? as u64,
+                        r.get::<_, Option<String>>(4)?,
+                        r.get::<_, Option<Vec<u8>>>(5)?,
+                        r.get::<_, Option<Vec<u8>>>(6)?,
+                    ))
+                },
+            )
+            .optional()
+        })
+        .map_err(db_err)?;
+    let Some((id, size, mtime_ns, version, file, header, inline)) = row else {
+        return Err(StoreError::NotFound);
+    };
+    let mut out = ReadResult::default();
+    if op.stat {
+        out.stat = Some(ObjectStat {
+            size,
+            mtime: SystemTime::UNIX_EPOCH + Duration::from_nanos(mtime_ns.max(0) as u64),
+            version,
+        });
+    }
+    if op.read.is_some() {
+        let data = match &file {
+            Some(rel) => match files::read_range(inner, rel, size, off, len)? {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+            None => inline.unwrap_or_default(),
+        };
+        out.data = Some(Bytes::from(data));
+    }
+    if op.xattrs {
+        let mut stmt = tx
+            .prepare_cached("SELECT name, value FROM xattrs WHERE obj = ?1 ORDER BY name")
+            .map_err(db_err)?;
+        let rows = stmt
+            .query_map([id], |r| {
+                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .map_err(db_err)?;
+        let mut map = BTreeMap::new();
+        for row in rows {
+            let (k, v) = row.map_err(db_err)?;
+            map.insert(blob_to_string(k)?, Bytes::from(v));
+        }
+        out.xattrs = Some(map);
+    }
+    if let Some(q) = &op.omap {
+        let start = q.start_after.as_bytes().max(q.prefix.as_bytes());
+        let inclusive = q.start_after.as_bytes() < q.prefix.as_bytes();
+        let sql = if inclusive {
+            "SELECT key, value FROM omap WHERE obj = ?1 AND key >= ?2 ORDER BY key LIMIT ?3"
+        } else {
+            "SELECT key, value FROM omap WHERE obj = ?1 AND key > ?2 ORDER BY key LIMIT ?3"
+        };
+        let mut stmt = tx.prepare_cached(sql).map_err(db_err)?;
+        let max = q.max.min(OMAP_MAX_PAGE);
+        let limit = (max + 1) as i64;
+        let rows = stmt
+            .query_map(params![id, start, limit], |r| {
+                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
+            .map_err(db_err)?;
+        let mut page = OmapPage::default();
+        for row in rows {
+            let (k, v) = row.map_err(db_err)?;
+            if !k.starts_with(q.prefix.as_bytes()) {
+                break;
+            }
+            if page.entries.len() as u64 == max {
+                page.more = true;
+                break;
+            }
+            page.entries.push((blob_to_string(k)?, Bytes::from(v)));
+        }
+        out.omap = Some(page);
+    }
+    if let Some(keys) = &op.omap_keys {
+        let mut stmt = tx
+            .prepare_cached("SELECT value FROM omap WHERE obj = ?1 AND key = ?2")
+            .map_err(db_err)?;
+        let mut map = BTreeMap::new();
+        for k in keys {
+            if let Some(v) = stmt
+                .query_row(params![id, k.as_bytes()], |r| r.get::<_, Vec<u8>>(0))
+                .optional()
+                .map_err(db_err)?
+            {
+                map.insert(k.clone(), Bytes::from(v));
+            }
+        }
+        out.omap_keys = Some(map);
+    }
+    if op.omap_header {
+        out.omap_header = Some(Bytes::from(header.unwrap_or_default()));
+    }
+    tx.finish().map_err(db_err)?;
+    Ok(Some(out))
+}

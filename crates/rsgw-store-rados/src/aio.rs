@@ -1,0 +1,175 @@
+//! From librados completions to futures and blocking waits.
+//!
+//! An operation's whole state (the op handle, its output buffers and the I/O
+//! context) is boxed and handed to librados as the completion's argument. The
+//! completion callback takes the box back, turns the outputs into a result and
+//! sends it, so nothing an in-flight op points to can be freed early, even if
+//! the caller stops waiting (a dropped future simply finds no receiver).
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use libc::{c_int, c_void};
+use rsgw_store::{StoreError, StoreResult};
+use tokio::sync::oneshot;
+
+use crate::cluster::IoCtx;
+use crate::errno::op_error;
+use crate::ffi;
+
+/// The part of an operation that lives until its completion.
+pub(crate) trait OpState: Send + 'static {
+    /// What the operation yields.
+    type Output: Send + 'static;
+    /// Turns the completed op's outputs into its result; runs on librados'
+    /// completion thread, so it must be quick and must not block.
+    fn finish(
+        &mut self,
+        ret: c_int,
+        version: u64,
+        max_object_size: u64,
+    ) -> StoreResult<Self::Output>;
+}
+
+/// A result travels with the I/O context it kept alive, so the context is
+/// released on the waiter's thread, never inside librados' callback (where
+/// dropping the last reference would shut the cluster down from its own thread).
+type Message<T> = (StoreResult<T>, Arc<IoCtx>);
+
+/// Where a completion sends its result.
+pub(crate) enum Reply<T> {
+    Future(oneshot::Sender<Message<T>>),
+    Blocking(mpsc::SyncSender<Message<T>>),
+}
+
+/// What an async caller awaits.
+pub(crate) struct AsyncWait<T>(oneshot::Receiver<Message<T>>);
+
+/// What a blocking caller waits on.
+pub(crate) struct BlockingWait<T>(mpsc::Receiver<Message<T>>);
+
+fn abandoned() -> StoreError {
+    StoreError::Io("librados dropped an operation without completing it".into())
+}
+
+/// A reply channel for async callers.
+pub(crate) fn async_reply<T>() -> (Reply<T>, AsyncWait<T>) {
+    let (tx, rx) = oneshot::channel();
+    (Reply::Future(tx), AsyncWait(rx))
+}
+
+/// A reply channel for callers that block their thread.
+pub(crate) fn blocking_reply<T>() -> (Reply<T>, BlockingWait<T>) {
+    let (tx, rx) = mpsc::sync_channel(1);
+    (Reply::Blocking(tx), BlockingWait(rx))
+}
+
+impl<T> AsyncWait<T> {
+    /// Waits without blocking the thread.
+    pub(crate) async fn wait(self) -> StoreResult<T> {
+        self.0
+            .await
+            .map(|(r, _io)| r)
+            .unwrap_or_else(|_| Err(abandoned()))
+    }
+}
+
+impl<T> BlockingWait<T> {
+    /// Blocks the calling thread until the result arrives.
+    pub(crate) fn wait(self) -> StoreResult<T> {
+        self.0
+            .recv()
+            .map(|(r, _io)| r)
+            .unwrap_or_else(|_| Err(abandoned()))
+    }
+}
+
+impl<T> Reply<T> {
+    fn send(self, msg: Message<T>) {
+        let unsent = match self {
+            Reply::Future(tx) => tx.send(msg).err(),
+            Reply::Blocking(tx) => tx.send(msg).err().map(|e| e.0),
+        };
+        if let Some((_, io)) = unsent {
+            release_later(io);
+        }
+    }
+}
+
+/// Drops I/O contexts of abandoned operations on a thread of our own.
+fn release_later(io: Arc<IoCtx>) {
+    static REAPER: OnceLock<Mutex<mpsc::Sender<Arc<IoCtx>>>> = OnceLock::new();
+    let tx = REAPER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Arc<IoCtx>>();
+        let spawned = std::thread::Builder::new()
+            .name("rsgw-rados-reaper".into())
+            .spawn(move || rx.into_iter().for_each(drop));
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "cannot start the rados reaper thread");
+        }
+        Mutex::new(tx)
+    });
+    let tx = tx.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Err(mpsc::SendError(io)) = tx.send(io) {
+        // No reaper thread: keeping the context forever beats shutting the
+        // cluster down from inside librados.
+        std::mem::forget(io);
+    }
+}
+
+/// An operation between submission and completion.
+pub(crate) struct Pending<S: OpState> {
+    pub(crate) state: S,
+    pub(crate) io: Arc<IoCtx>,
+    pub(crate) reply: Reply<S::Output>,
+}
+
+unsafe extern "C" fn on_complete<S: OpState>(c: ffi::rados_completion_t, arg: *mut c_void) {
+    // SAFETY: `arg` is the box leaked by `launch`, and librados calls this once.
+    let pending = unsafe { Box::from_raw(arg.cast::<Pending<S>>()) };
+    let (ret, version) = unsafe {
+        let r = (
+            ffi::rados_aio_get_return_value(c),
+            ffi::rados_aio_get_version(c),
+        );
+        ffi::rados_aio_release(c);
+        r
+    };
+    let Pending {
+        mut state,
+        io,
+        reply,
+    } = *pending;
+    let result = state.finish(ret, version, io.max_object_size);
+    drop(state);
+    reply.send((result, io));
+}
+
+/// Hands `pending` to librados: `start` submits the op with the completion it
+/// is given and must touch nothing inside `pending` (which may already be
+/// freed by the callback when librados returns).
+pub(crate) fn launch<S: OpState>(
+    pending: Box<Pending<S>>,
+    start: impl FnOnce(ffi::rados_completion_t) -> c_int,
+) -> StoreResult<()> {
+    let max = pending.io.max_object_size;
+    let raw = Box::into_raw(pending);
+    let mut c: ffi::rados_completion_t = std::ptr::null_mut();
+    let ret =
+        unsafe { ffi::rados_aio_create_completion2(raw.cast(), Some(on_complete::<S>), &mut c) };
+    if ret < 0 {
+        // SAFETY: no completion exists, so the callback cannot run.
+        drop(unsafe { Box::from_raw(raw) });
+        return Err(op_error(ret, max));
+    }
+    let ret = start(c);
+    if ret < 0 {
+        // Submission failed synchronously: librados will not call back.
+        unsafe {
+            ffi::rados_aio_release(c);
+            drop(Box::from_raw(raw));
+        }
+        return Err(op_error(ret, max));
+    }
+    Ok(())
+}

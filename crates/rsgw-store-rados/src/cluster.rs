@@ -1,0 +1,208 @@
+//! The cluster handle, pools and the per-(pool, namespace) I/O contexts.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use rsgw_store::{StoreError, StoreResult};
+
+use crate::RadosOptions;
+use crate::errno::strerror;
+use crate::ffi;
+
+/// A connected `rados_t`; shut down when the last user drops it.
+pub(crate) struct Cluster(ffi::rados_t);
+
+// librados cluster handles are thread-safe.
+unsafe impl Send for Cluster {}
+unsafe impl Sync for Cluster {}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        unsafe { ffi::rados_shutdown(self.0) }
+    }
+}
+
+/// An I/O context bound to one pool and namespace. Kept alive by every
+/// operation in flight on it, since librados must not see it destroyed early.
+pub(crate) struct IoCtx {
+    pub(crate) raw: ffi::rados_ioctx_t,
+    pub(crate) max_object_size: u64,
+    _cluster: Arc<Cluster>,
+}
+
+// An ioctx whose namespace is never changed after creation may be shared
+// between threads; librados serialises internally.
+unsafe impl Send for IoCtx {}
+unsafe impl Sync for IoCtx {}
+
+impl Drop for IoCtx {
+    fn drop(&mut self) {
+        unsafe { ffi::rados_ioctx_destroy(self.raw) }
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) opts: RadosOptions,
+    cluster: Arc<Cluster>,
+    ioctxs: RwLock<HashMap<(String, String), Arc<IoCtx>>>,
+}
+
+fn cstring(what: &str, s: &str) -> StoreResult<CString> {
+    CString::new(s).map_err(|_| StoreError::InvalidArgument(format!("{what} contains NUL")))
+}
+
+impl Inner {
+    pub(crate) fn connect(opts: RadosOptions) -> StoreResult<Self> {
+        let unavailable = |what: &str, ret: i32| {
+            StoreError::Unavailable(format!(
+                "{what} (ceph.conf {}, client {}): {}",
+                opts.ceph_conf.display(),
+                opts.client_name,
+                strerror(ret)
+            ))
+        };
+        let name = cstring("client name", &opts.client_name)?;
+        let mut raw: ffi::rados_t = std::ptr::null_mut();
+        let ret = unsafe { ffi::rados_create2(&mut raw, c"ceph".as_ptr(), name.as_ptr(), 0) };
+        if ret < 0 {
+            return Err(unavailable("cannot create a cluster handle", ret));
+        }
+        // From here on the handle is shut down on every path.
+        let cluster = Arc::new(Cluster(raw));
+        let conf = cstring("ceph.conf path", &opts.ceph_conf.to_string_lossy())?;
+        let ret = unsafe { ffi::rados_conf_read_file(raw, conf.as_ptr()) };
+        if ret < 0 {
+            return Err(unavailable("cannot read ceph.conf", ret));
+        }
+        let secs = opts.op_timeout.as_secs_f64().ceil().max(1.0).to_string();
+        let mut settings = vec![
+            ("rados_osd_op_timeout", secs.clone()),
+            ("rados_mon_op_timeout", secs.clone()),
+            ("client_mount_timeout", secs),
+        ];
+        if let Some(k) = &opts.keyring {
+            settings.push(("keyring", k.to_string_lossy().into_owned()));
+        }
+        for (key, value) in settings {
+            let (k, v) = (cstring("option", key)?, cstring(key, &value)?);
+            let ret = unsafe { ffi::rados_conf_set(raw, k.as_ptr(), v.as_ptr()) };
+            if ret < 0 {
+                return Err(unavailable(&format!("cannot set {key}={value}"), ret));
+            }
+        }
+        let ret = unsafe { ffi::rados_connect(raw) };
+        if ret < 0 {
+            return Err(unavailable("cannot connect to the cluster", ret));
+        }
+        Ok(Inner {
+            opts,
+            cluster,
+            ioctxs: RwLock::new(HashMap::new()),
+        })
+    }
+
+    pub(crate) fn full_pool_name(&self, pool: &str) -> String {
+        format!("{}.{pool}", self.opts.pool_prefix)
+    }
+
+    /// Creates the pool (idempotent) and tags it with the `rgw` application so
+    /// the cluster does not warn about an untagged pool.
+    pub(crate) fn create_pool(&self, pool: &str) -> StoreResult<()> {
+        let full = self.full_pool_name(pool);
+        let name = cstring("pool name", &full)?;
+        let ret = unsafe { ffi::rados_pool_create(self.cluster.0, name.as_ptr()) };
+        if ret < 0 && ret != -libc::EEXIST {
+            return Err(StoreError::Io(format!(
+                "cannot create pool {full}: {}",
+                strerror(ret)
+            )));
+        }
+        let cmd = format!(
+            r#"{{"prefix": "osd pool application enable", "pool": "{full}", "app": "rgw", "yes_i_really_mean_it": true}}"#
+        );
+        if let Err(e) = self.mon_command(&cmd) {
+            tracing::warn!(pool = %full, error = %e, "could not tag pool with application rgw");
+        }
+        Ok(())
+    }
+
+    fn mon_command(&self, json: &str) -> StoreResult<()> {
+        let cmd = cstring("mon command", json)?;
+        let mut cmds = [cmd.as_ptr()];
+        let mut outbuf: *mut libc::c_char = std::ptr::null_mut();
+        let mut outs: *mut libc::c_char = std::ptr::null_mut();
+        let (mut outbuf_len, mut outs_len) = (0usize, 0usize);
+        let ret = unsafe {
+            ffi::rados_mon_command(
+                self.cluster.0,
+                cmds.as_mut_ptr(),
+                1,
+                std::ptr::null(),
+                0,
+                &mut outbuf,
+                &mut outbuf_len,
+                &mut outs,
+                &mut outs_len,
+            )
+        };
+        let status = if outs.is_null() || outs_len == 0 {
+            String::new()
+        } else {
+            let bytes = unsafe { std::slice::from_raw_parts(outs as *const u8, outs_len) };
+            String::from_utf8_lossy(bytes).into_owned()
+        };
+        unsafe {
+            if !outbuf.is_null() {
+                ffi::rados_buffer_free(outbuf);
+            }
+            if !outs.is_null() {
+                ffi::rados_buffer_free(outs);
+            }
+        }
+        if ret < 0 {
+            return Err(StoreError::Io(format!("{}: {status}", strerror(ret))));
+        }
+        Ok(())
+    }
+
+    /// A new I/O context for a pool, with `namespace` set.
+    pub(crate) fn new_ioctx(&self, pool: &str, namespace: &CStr) -> StoreResult<IoCtx> {
+        let full = self.full_pool_name(pool);
+        let name = cstring("pool name", &full)?;
+        let mut raw: ffi::rados_ioctx_t = std::ptr::null_mut();
+        let ret = unsafe { ffi::rados_ioctx_create(self.cluster.0, name.as_ptr(), &mut raw) };
+        if ret == -libc::ENOENT {
+            return Err(StoreError::NoSuchPool(full));
+        }
+        if ret < 0 {
+            return Err(StoreError::Io(format!(
+                "cannot open pool {full}: {}",
+                strerror(ret)
+            )));
+        }
+        unsafe { ffi::rados_ioctx_set_namespace(raw, namespace.as_ptr()) };
+        Ok(IoCtx {
+            raw,
+            max_object_size: self.opts.max_object_size,
+            _cluster: self.cluster.clone(),
+        })
+    }
+
+    /// The shared I/O context of (pool, namespace), created on first use.
+    pub(crate) fn ioctx(&self, pool: &str, namespace: &str) -> StoreResult<Arc<IoCtx>> {
+        let key = (pool.to_string(), namespace.to_string());
+        if let Some(io) = self
+            .ioctxs
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(io.clone());
+        }
+        let ns = cstring("namespace", namespace)?;
+        let io = Arc::new(self.new_ioctx(pool, &ns)?);
+        let mut map = self.ioctxs.write().unwrap_or_else(PoisonError::into_inner);
+        Ok(map.entry(key).or_insert(io).clone())
+    }
+}

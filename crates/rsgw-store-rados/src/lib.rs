@@ -1,0 +1,142 @@
+//! The Ceph backend: rsgw's [`Store`] trait on librados.
+//!
+//! Every operation is one librados compound op submitted with an aio
+//! completion; the completion callback resolves a future (async form) or wakes
+//! the waiting thread (blocking form), so a tokio worker never blocks inside
+//! librados. Pool names get the configured prefix; the connection uses a
+//! ceph.conf, a cephx client name and optionally a keyring.
+
+mod aio;
+mod cluster;
+mod errno;
+mod ffi;
+mod list;
+mod ops;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rsgw_store::{
+    NamespaceFilter, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreError, StoreResult,
+    WriteOp, WriteOutcome,
+};
+
+/// How to reach the cluster.
+#[derive(Debug, Clone)]
+pub struct RadosOptions {
+    /// The cluster's ceph.conf.
+    pub ceph_conf: PathBuf,
+    /// cephx client name, e.g. `client.rgw.rsgw`.
+    pub client_name: String,
+    /// Keyring file; `None` uses what ceph.conf says.
+    pub keyring: Option<PathBuf>,
+    /// Prefix put before every pool name (`<prefix>.<pool>`).
+    pub pool_prefix: String,
+    /// Largest object written; set it to the cluster's `osd_max_object_size`
+    /// (RADOS' default, 128 MiB, is the default here too).
+    pub max_object_size: u64,
+    /// Time limit of each operation (`rados_osd_op_timeout`, `rados_mon_op_timeout`,
+    /// `client_mount_timeout`).
+    pub op_timeout: Duration,
+}
+
+impl RadosOptions {
+    /// Defaults for a ceph.conf path.
+    pub fn new(ceph_conf: impl Into<PathBuf>) -> Self {
+        RadosOptions {
+            ceph_conf: ceph_conf.into(),
+            client_name: "client.rgw.rsgw".into(),
+            keyring: None,
+            pool_prefix: "rsgw".into(),
+            max_object_size: 128 << 20,
+            op_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A connection to a Ceph cluster. Cheap to clone.
+#[derive(Clone)]
+pub struct RadosStore {
+    inner: Arc<cluster::Inner>,
+}
+
+impl RadosStore {
+    /// Connects to the cluster (blocking; at most about `op_timeout`).
+    pub fn connect(opts: RadosOptions) -> StoreResult<Self> {
+        Ok(RadosStore {
+            inner: Arc::new(cluster::Inner::connect(opts)?),
+        })
+    }
+}
+
+async fn off_thread<T: Send + 'static>(
+    f: impl FnOnce() -> StoreResult<T> + Send + 'static,
+) -> StoreResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StoreError::Io(format!("store task failed: {e}")))?
+}
+
+#[async_trait]
+impl Store for RadosStore {
+    fn backend(&self) -> &'static str {
+        "rados"
+    }
+
+    async fn create_pool(&self, pool: &str) -> StoreResult<()> {
+        let inner = self.inner.clone();
+        let pool = pool.to_string();
+        off_thread(move || inner.create_pool(&pool)).await
+    }
+
+    fn create_pool_blocking(&self, pool: &str) -> StoreResult<()> {
+        self.inner.create_pool(pool)
+    }
+
+    async fn write(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
+        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        ops::submit_write(io, obj, &op, aio::async_reply)?
+            .wait()
+            .await
+    }
+
+    fn write_blocking(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
+        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        ops::submit_write(io, obj, &op, aio::blocking_reply)?.wait()
+    }
+
+    async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        ops::submit_read(io, obj, &op, aio::async_reply)?
+            .wait()
+            .await
+    }
+
+    fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        ops::submit_read(io, obj, &op, aio::blocking_reply)?.wait()
+    }
+
+    async fn list_objects(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        let inner = self.inner.clone();
+        let pool = pool.to_string();
+        off_thread(move || list::RadosLister::open(&inner, &pool, namespace))
+            .await
+            .map(|l| Box::new(l) as Box<dyn ObjectLister>)
+    }
+
+    fn list_objects_blocking(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        list::RadosLister::open(&self.inner, pool, namespace)
+            .map(|l| Box::new(l) as Box<dyn ObjectLister>)
+    }
+}

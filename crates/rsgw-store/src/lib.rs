@@ -1,0 +1,85 @@
+//! The storage abstraction every part of rsgw stands on.
+//!
+//! The [`Store`] trait is shaped like RADOS on purpose: pools and namespaces,
+//! objects with byte data, xattrs and an omap (a sorted key/value map), and
+//! compound operations ([`WriteOp`], [`ReadOp`]) that apply atomically in one
+//! round trip. The `rados` backend is then a thin mapping onto librados, and the
+//! embedded `local` backend reproduces the same semantics on a local directory.
+//!
+//! Every operation exists in two forms: an `async` one that never blocks a tokio
+//! worker, and a `_blocking` one for callers that own a whole OS thread per
+//! request (the gateway's blocking pool mode).
+
+mod error;
+mod object;
+mod op;
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+pub use error::{StoreError, StoreResult};
+pub use object::{NamespaceFilter, ObjectEntry, ObjectId, ObjectStat, validate_object_name};
+pub use op::{
+    CmpOp, Guard, OMAP_MAX_PAGE, OmapPage, OmapQuery, ReadOp, ReadResult, WriteAction, WriteOp,
+    WriteOutcome,
+};
+
+use async_trait::async_trait;
+
+/// Name of the xattr reserved for an object's omap header.
+///
+/// librados' C API has no call for the omap header, so the `rados` backend keeps
+/// the header in this xattr, written in the same atomic operation as everything
+/// else. Both backends hide it from xattr listings and refuse it as a user xattr.
+pub const OMAP_HEADER_XATTR: &str = "rsgw.omap_header";
+
+/// A RADOS-shaped object store.
+///
+/// Pool names given to the trait are short names ("meta", "data"); a backend
+/// places them under its configured prefix (`rsgw.meta`). Operating on a pool
+/// that was never created fails with [`StoreError::NoSuchPool`].
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Short name of the backend ("local", "rados"), for logs and reports.
+    fn backend(&self) -> &'static str;
+
+    /// Creates a pool if it does not exist yet; succeeds if it already does.
+    async fn create_pool(&self, pool: &str) -> StoreResult<()>;
+    /// Blocking form of [`Store::create_pool`].
+    fn create_pool_blocking(&self, pool: &str) -> StoreResult<()>;
+
+    /// Applies a compound write atomically: either every guard holds and every
+    /// action takes effect, or nothing changes.
+    async fn write(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome>;
+    /// Blocking form of [`Store::write`].
+    fn write_blocking(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome>;
+
+    /// Runs a compound read in one round trip against one consistent state of
+    /// the object. Fails with [`StoreError::NotFound`] if the object is absent.
+    async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult>;
+    /// Blocking form of [`Store::read`].
+    fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult>;
+
+    /// Starts an iteration over the objects of a pool. The order is the
+    /// backend's (hash order on RADOS, name order on `local`).
+    async fn list_objects(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>>;
+    /// Blocking form of [`Store::list_objects`].
+    fn list_objects_blocking(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>>;
+}
+
+/// An iteration over a pool's objects, one page at a time.
+#[async_trait]
+pub trait ObjectLister: Send {
+    /// Returns up to `max` further objects; an empty page means the end.
+    async fn next_page(&mut self, max: usize) -> StoreResult<Vec<ObjectEntry>>;
+    /// Blocking form of [`ObjectLister::next_page`].
+    fn next_page_blocking(&mut self, max: usize) -> StoreResult<Vec<ObjectEntry>>;
+}

@@ -1,0 +1,65 @@
+//! `rsgw`: one binary for the gateway and its tools.
+//!
+//! `rsgw admin` works on the store directly (like `radosgw-admin` and
+//! `rados bench`), against the embedded directory or a Ceph cluster, and can
+//! run while a gateway uses the same store.
+
+mod admin;
+mod store;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// rsgw: a native S3 gateway for Ceph, and the lab to size it.
+#[derive(Parser)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Work on the store directly: benchmarks and maintenance.
+    Admin {
+        /// Configuration file (TOML; see docs/config.md). Without one the
+        /// embedded backend in ./rsgw-data is used.
+        #[arg(long, short, global = true, value_name = "FILE")]
+        config: Option<PathBuf>,
+        #[command(subcommand)]
+        command: admin::AdminCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RSGW_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Admin { config, command } => admin::run(config.as_deref(), command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rsgw: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,45 @@
+//! Opening the configured store backend.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rsgw_config::{Backend, StoreConfig};
+use rsgw_store::{Store, StoreResult};
+use rsgw_store_local::{LocalOptions, LocalStore};
+
+/// Opens the backend `[store]` names.
+pub fn open(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
+    match cfg.backend {
+        Backend::Local => {
+            let mut opts = LocalOptions::new(&cfg.path);
+            opts.pool_prefix = cfg.pool_prefix.clone();
+            opts.inline_max = cfg.inline_max;
+            opts.max_object_size = cfg.max_object_size;
+            opts.fsync = cfg.fsync;
+            opts.busy_timeout = Duration::from_millis(cfg.op_timeout_ms);
+            Ok(Arc::new(LocalStore::open(opts)?))
+        }
+        Backend::Rados => open_rados(cfg),
+    }
+}
+
+#[cfg(feature = "rados")]
+fn open_rados(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
+    use rsgw_store_rados::{RadosOptions, RadosStore};
+    let mut opts = RadosOptions::new(&cfg.ceph_conf);
+    opts.client_name = cfg.client_name.clone();
+    opts.keyring = (!cfg.keyring.as_os_str().is_empty()).then(|| cfg.keyring.clone());
+    opts.pool_prefix = cfg.pool_prefix.clone();
+    opts.max_object_size = cfg.max_object_size;
+    opts.op_timeout = Duration::from_millis(cfg.op_timeout_ms);
+    Ok(Arc::new(RadosStore::connect(opts)?))
+}
+
+#[cfg(not(feature = "rados"))]
+fn open_rados(_: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
+    Err(rsgw_store::StoreError::Unavailable(
+        "this rsgw was built without the rados backend: install librados-dev and \
+         rebuild with `cargo build --release --features rados`"
+            .into(),
+    ))
+}

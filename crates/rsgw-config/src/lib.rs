@@ -41,8 +41,27 @@ pub enum ConfigError {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
+    /// `[frontend]`: where the gateway listens.
+    pub frontend: FrontendConfig,
     /// `[store]`: where objects live.
     pub store: StoreConfig,
+}
+
+/// `[frontend]`: the S3 listener.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct FrontendConfig {
+    /// Addresses to listen on, `host:port` each (several allowed).
+    /// Default `["127.0.0.1:7480"]`, radosgw's port.
+    pub endpoints: Vec<String>,
+}
+
+impl Default for FrontendConfig {
+    fn default() -> Self {
+        FrontendConfig {
+            endpoints: vec!["127.0.0.1:7480".into()],
+        }
+    }
 }
 
 /// Which backend stores the objects.
@@ -133,6 +152,20 @@ impl Config {
 
     /// Checks ranges that the types alone do not express.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.frontend.endpoints.is_empty() {
+            return Err(ConfigError::Value {
+                key: "frontend.endpoints",
+                message: "needs at least one address".into(),
+            });
+        }
+        for ep in &self.frontend.endpoints {
+            if ep.parse::<std::net::SocketAddr>().is_err() {
+                return Err(ConfigError::Value {
+                    key: "frontend.endpoints",
+                    message: format!("'{ep}' is not an address like 127.0.0.1:7480 or [::1]:7480"),
+                });
+            }
+        }
         let s = &self.store;
         if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {
             return Err(ConfigError::Value {
@@ -169,6 +202,13 @@ mod tests {
     }
 
     #[test]
+    fn example_file_shows_the_defaults() {
+        let text = include_str!("../../../config/rsgw.toml");
+        let cfg = Config::parse(text, Path::new("config/rsgw.toml")).expect("parse");
+        assert_eq!(cfg, Config::default());
+    }
+
+    #[test]
     fn keys_override_defaults() {
         let cfg = Config::parse(
             "[store]\nbackend = \"rados\"\nceph_conf = \"/tmp/c.conf\"\npool_prefix = \"gw\"\n",
@@ -189,6 +229,12 @@ mod tests {
         let e = Config::parse("[store]\nbackend = \"s3\"\n", Path::new("x.toml"))
             .expect_err("bad enum");
         assert!(e.to_string().contains("x.toml"), "{e}");
+        let e = Config::parse(
+            "[frontend]\nendpoints = [\"localhost\"]\n",
+            Path::new("x.toml"),
+        )
+        .expect_err("no port");
+        assert!(e.to_string().contains("frontend.endpoints"), "{e}");
         let e =
             Config::parse("[store]\nop_timeout_ms = 0\n", Path::new("x.toml")).expect_err("zero");
         assert!(e.to_string().contains("store.op_timeout_ms"), "{e}");

@@ -1,10 +1,11 @@
 //! `rsgw`: one binary for the gateway and its tools.
 //!
-//! `rsgw admin` works on the store directly (like `radosgw-admin` and
+//! `rsgw serve` runs the gateway; `rsgw admin` works on the store directly (like `radosgw-admin` and
 //! `rados bench`), against the embedded directory or a Ceph cluster, and can
 //! run while a gateway uses the same store.
 
 mod admin;
+mod serve;
 mod store;
 
 use std::path::PathBuf;
@@ -22,6 +23,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the gateway: an HTTP/1.1 S3 endpoint on the configured store
+    /// (the embedded backend in ./rsgw-data when no config is given).
+    Serve {
+        /// Configuration file (TOML; see docs/config.md and config/rsgw.toml).
+        #[arg(long, short, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Work on the store directly: benchmarks and maintenance.
     Admin {
         /// Configuration file (TOML; see docs/config.md). Without one the
@@ -43,6 +51,9 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve { config } => rsgw_config::Config::load_or_default(config.as_deref())
+            .map_err(Into::into)
+            .and_then(serve::run),
         Command::Admin { config, command } => admin::run(config.as_deref(), command),
     };
     match result {

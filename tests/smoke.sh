@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of the rsgw binary itself, run by scripts/test:
-#   - `rsgw serve` on the embedded backend answers an S3 request (curl) with an
-#     S3 XML error and a request id, and exits 0 on SIGTERM;
+#   - `rsgw serve` on the embedded backend answers an anonymous request for a
+#     missing bucket (curl) with an S3 XML error and a request id, and exits 0
+#     on SIGTERM;
 #   - `rsgw admin store-bench` runs on the local and the rados backend.
 #   tests/smoke.sh RSGW_BINARY CEPH_CONF
 set -euo pipefail
@@ -15,12 +16,12 @@ printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\n[store]\npath = "%s/serve-data
 serve_pid=$!
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 curl -s -D "$work/headers" -o "$work/body" "http://127.0.0.1:$port/bucket/key" || true
-grep -q '^HTTP/1.1 501' "$work/headers" || { cat "$work/headers" "$work/serve.log"; exit 1; }
+grep -q '^HTTP/1.1 404' "$work/headers" || { cat "$work/headers" "$work/serve.log"; exit 1; }
 grep -qi '^x-amz-request-id: tx' "$work/headers" || { echo "no request id"; exit 1; }
-grep -q '<Code>NotImplemented</Code>.*<Resource>/bucket/key</Resource>' "$work/body" || { cat "$work/body"; exit 1; }
+grep -q '<Code>NoSuchBucket</Code>.*<RequestId>tx' "$work/body" || { cat "$work/body"; exit 1; }
 kill -TERM "$serve_pid"
 wait "$serve_pid" || { echo "rsgw serve did not exit cleanly on SIGTERM"; cat "$work/serve.log"; exit 1; }
-echo "rsgw serve: 501 NotImplemented with an S3 error body and request id; clean exit on SIGTERM"
+echo "rsgw serve: 404 NoSuchBucket with an S3 error body and request id; clean exit on SIGTERM"
 printf '[store]\nbackend = "local"\npath = "%s/data"\n' "$work" >"$work/local.toml"
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\npool_prefix = "rsgwsmoke"\n' "$CEPH_CONF" >"$work/rados.toml"
 for cfg in local rados; do

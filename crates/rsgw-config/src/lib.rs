@@ -43,8 +43,49 @@ pub enum ConfigError {
 pub struct Config {
     /// `[frontend]`: where the gateway listens.
     pub frontend: FrontendConfig,
+    /// `[s3]`: the S3 layer's sizes and limits.
+    pub s3: S3Config,
     /// `[store]`: where objects live.
     pub store: StoreConfig,
+}
+
+/// `[s3]`: how objects are laid out and what the S3 layer accepts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct S3Config {
+    /// Host names for virtual-hosted-style requests (`bucket.<name>`), like
+    /// `rgw_dns_name`. Empty: path-style only. Default empty.
+    pub dns_names: Vec<String>,
+    /// Bytes of an object kept in its head RADOS object, read with its
+    /// attributes in one round trip (`rgw_max_chunk_size`). Default 4194304.
+    pub chunk_size: u64,
+    /// Size of each further RADOS object of a large object
+    /// (`rgw_obj_stripe_size`). Default 4194304.
+    pub stripe_size: u64,
+    /// Largest single PUT in bytes (`rgw_max_put_size`). Default 5368709120.
+    pub max_put_size: u64,
+    /// How long bucket and access-key lookups are cached, in milliseconds.
+    /// Default 5000.
+    pub metadata_cache_ttl_ms: u64,
+    /// Seconds between garbage-collection passes of a running gateway. Default 600.
+    pub gc_interval_s: u64,
+    /// Age in seconds after which an unfinished upload's stripes are
+    /// collected. Default 3600.
+    pub gc_min_age_s: u64,
+}
+
+impl Default for S3Config {
+    fn default() -> Self {
+        S3Config {
+            dns_names: Vec::new(),
+            chunk_size: 4 << 20,
+            stripe_size: 4 << 20,
+            max_put_size: 5 << 30,
+            metadata_cache_ttl_ms: 5000,
+            gc_interval_s: 600,
+            gc_min_age_s: 3600,
+        }
+    }
 }
 
 /// `[frontend]`: the S3 listener.
@@ -165,6 +206,27 @@ impl Config {
                     message: format!("'{ep}' is not an address like 127.0.0.1:7480 or [::1]:7480"),
                 });
             }
+        }
+        let s3 = &self.s3;
+        for (key, v) in [
+            ("s3.chunk_size", s3.chunk_size),
+            ("s3.stripe_size", s3.stripe_size),
+        ] {
+            if v == 0 || v > self.store.max_object_size {
+                return Err(ConfigError::Value {
+                    key,
+                    message: format!(
+                        "must be above 0 and at most store.max_object_size ({})",
+                        self.store.max_object_size
+                    ),
+                });
+            }
+        }
+        if s3.gc_interval_s == 0 {
+            return Err(ConfigError::Value {
+                key: "s3.gc_interval_s",
+                message: "must be above 0".into(),
+            });
         }
         let s = &self.store;
         if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {

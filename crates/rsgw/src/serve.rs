@@ -1,127 +1,75 @@
-//! `rsgw serve`: the HTTP/1.1 listener on the configured store.
-//!
-//! This is the gateway's thin end-to-end path: it opens the store (so a bad
-//! `[store]` section fails at start-up, not on the first request), binds every
-//! endpoint and answers each request as S3 answers an operation it does not
-//! implement: `501 NotImplemented` with an S3 XML error body and an
-//! `x-amz-request-id`. The S3 operations themselves are built on this path.
+//! `rsgw serve`: the HTTP/1.1 S3 endpoint on the configured store.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode, header};
 use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
 use rsgw_config::Config;
-use rsgw_store::Store;
+use rsgw_gateway::Gateway;
+use rsgw_s3::S3HttpService;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
-/// Request ids: unique within a process and across restarts.
-struct RequestIds {
-    epoch: u64,
-    next: AtomicU64,
-}
+/// How long in-flight requests may finish after SIGTERM.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
-impl RequestIds {
-    fn new() -> Self {
-        let epoch = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        RequestIds {
-            epoch,
-            next: AtomicU64::new(1),
-        }
-    }
-
-    fn next(&self) -> String {
-        format!(
-            "tx{:016x}-{:08x}",
-            self.next.fetch_add(1, Ordering::Relaxed),
-            self.epoch
-        )
-    }
-}
-
-/// Escapes text for an XML element.
-fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn not_implemented(req: &Request<Incoming>, request_id: &str) -> Response<Full<Bytes>> {
-    let body = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NotImplemented</Code>\
-         <Message>A header or operation you provided implies functionality that is not \
-         implemented</Message><Resource>{}</Resource><RequestId>{request_id}</RequestId></Error>",
-        xml_escape(req.uri().path())
-    );
-    let mut resp = Response::new(Full::new(Bytes::from(body)));
-    *resp.status_mut() = StatusCode::NOT_IMPLEMENTED;
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/xml"),
-    );
-    if let Ok(v) = header::HeaderValue::from_str(request_id) {
-        h.insert("x-amz-request-id", v);
-    }
-    resp
-}
-
-async fn serve_listener(listener: TcpListener, ids: Arc<RequestIds>) {
+async fn accept_loop(
+    listener: TcpListener,
+    service: S3HttpService,
+    graceful: std::sync::Arc<GracefulShutdown>,
+    mut stop: watch::Receiver<bool>,
+) {
     loop {
-        let (stream, peer) = match listener.accept().await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-                continue;
-            }
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            _ = stop.changed() => return,
         };
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
         }
-        let ids = ids.clone();
+        let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service.clone());
+        let conn = graceful.watch(conn);
         tokio::spawn(async move {
-            let service = service_fn(move |req: Request<Incoming>| {
-                let id = ids.next();
-                async move { Ok::<_, Infallible>(not_implemented(&req, &id)) }
-            });
-            if let Err(e) = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await
-            {
+            if let Err(e) = conn.await {
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
             }
         });
     }
 }
 
-/// Runs the gateway until SIGINT or SIGTERM.
+async fn gc_loop(gw: Gateway, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        match gw.collect_garbage(gw.options().gc_min_age).await {
+            Ok(r) if r.collected > 0 => tracing::info!(?r, "garbage collected"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "garbage collection failed"),
+        }
+    }
+}
+
+/// Runs the gateway until SIGINT or SIGTERM, then drains in-flight requests.
 pub fn run(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
-    let store: Arc<dyn Store> = crate::store::open(&cfg.store)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async {
-        let ids = Arc::new(RequestIds::new());
+        let gw = crate::store::open_gateway(&cfg).await?;
+        let service = rsgw_s3::service(gw.clone(), &cfg.s3.dns_names)?;
+        let graceful = std::sync::Arc::new(GracefulShutdown::new());
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut loops = Vec::new();
         for ep in &cfg.frontend.endpoints {
             let addr: SocketAddr = ep.parse()?;
             let listener = TcpListener::bind(addr)
@@ -129,17 +77,38 @@ pub fn run(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             tracing::info!(
                 endpoint = %listener.local_addr()?,
-                backend = store.backend(),
+                backend = gw.store().backend(),
                 "rsgw listening"
             );
-            tokio::spawn(serve_listener(listener, ids.clone()));
+            loops.push(tokio::spawn(accept_loop(
+                listener,
+                service.clone(),
+                graceful.clone(),
+                stop_rx.clone(),
+            )));
         }
+        tokio::spawn(gc_loop(
+            gw.clone(),
+            Duration::from_secs(cfg.s3.gc_interval_s),
+        ));
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
         }
-        tracing::info!("rsgw stopping");
+        tracing::info!("rsgw stopping: no new connections, draining requests in flight");
+        let _ = stop_tx.send(true);
+        for l in loops {
+            let _ = l.await;
+        }
+        let graceful =
+            std::sync::Arc::try_unwrap(graceful).map_err(|_| "listeners still running")?;
+        if tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown())
+            .await
+            .is_err()
+        {
+            tracing::warn!("requests still in flight after {DRAIN_TIMEOUT:?}; exiting anyway");
+        }
         Ok(())
     })
 }

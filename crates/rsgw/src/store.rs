@@ -1,9 +1,10 @@
-//! Opening the configured store backend.
+//! Opening the configured store backend and the gateway on it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rsgw_config::{Backend, StoreConfig};
+use rsgw_config::{Backend, Config, StoreConfig};
+use rsgw_gateway::{Gateway, GatewayOptions};
 use rsgw_store::{Store, StoreResult};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
@@ -42,4 +43,21 @@ fn open_rados(_: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
          rebuild with `cargo build --release --features rados`"
             .into(),
     ))
+}
+
+/// Opens the store and the gateway on it, creating the layout's pools.
+pub async fn open_gateway(cfg: &Config) -> Result<Gateway, Box<dyn std::error::Error>> {
+    let store = open(&cfg.store)?;
+    let gw = Gateway::new(
+        store,
+        GatewayOptions {
+            chunk_size: cfg.s3.chunk_size,
+            stripe_size: cfg.s3.stripe_size,
+            max_put_size: cfg.s3.max_put_size,
+            metadata_cache_ttl: Duration::from_millis(cfg.s3.metadata_cache_ttl_ms),
+            gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
+        },
+    );
+    gw.init().await?;
+    Ok(gw)
 }

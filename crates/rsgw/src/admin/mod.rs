@@ -1,6 +1,8 @@
-//! `rsgw admin`: commands that work on the store directly.
+//! `rsgw admin`: commands that work on the store directly, while a gateway
+//! may be running on the same store (as `radosgw-admin` does).
 
 mod store_bench;
+mod users;
 
 use std::path::Path;
 
@@ -10,6 +12,18 @@ use rsgw_config::Config;
 /// The `rsgw admin` subcommands.
 #[derive(Subcommand)]
 pub enum AdminCommand {
+    /// Manage S3 users (prints JSON like radosgw-admin).
+    #[command(subcommand)]
+    User(users::UserCommand),
+    /// Manage a user's S3 keys.
+    #[command(subcommand)]
+    Key(users::KeyCommand),
+    /// Inspect buckets.
+    #[command(subcommand)]
+    Bucket(users::BucketCommand),
+    /// Garbage collection of what interrupted or replaced writes left behind.
+    #[command(subcommand)]
+    Gc(users::GcCommand),
     /// Measure the store itself: ops/s and latency of 4 KiB reads and
     /// writes, omap sets and omap listings, at several concurrencies.
     StoreBench(store_bench::StoreBenchArgs),
@@ -18,8 +32,11 @@ pub enum AdminCommand {
 /// Runs an admin command against the configured store.
 pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn std::error::Error>> {
     let cfg = Config::load_or_default(config)?;
-    let store = crate::store::open(&cfg.store)?;
     match command {
-        AdminCommand::StoreBench(args) => store_bench::run(store, args),
+        AdminCommand::StoreBench(args) => store_bench::run(crate::store::open(&cfg.store)?, args),
+        AdminCommand::User(c) => users::run_user(&cfg, c),
+        AdminCommand::Key(c) => users::run_key(&cfg, c),
+        AdminCommand::Bucket(c) => users::run_bucket(&cfg, c),
+        AdminCommand::Gc(c) => users::run_gc(&cfg, c),
     }
 }

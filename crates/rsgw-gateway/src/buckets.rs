@@ -1,0 +1,287 @@
+//! Buckets: naming rules, creation, deletion, lookup and bucket ACLs.
+
+use bytes::Bytes;
+use rsgw_store::{ReadOp, StoreError, WriteOp};
+use serde::{Deserialize, Serialize};
+
+use crate::acl::{CannedAcl, Principal};
+use crate::ids::{now_secs, unique_id};
+use crate::{Gateway, GatewayError, GatewayResult, layout};
+
+/// A bucket's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BucketInfo {
+    /// The bucket's name.
+    pub name: String,
+    /// Its marker: names the index object and prefixes its data objects, so a
+    /// re-created bucket never sees an old one's leftovers.
+    pub id: String,
+    /// Owning user id.
+    pub owner: String,
+    /// Creation time, seconds since the epoch.
+    pub created: f64,
+    /// The bucket's canned ACL.
+    pub acl: CannedAcl,
+}
+
+/// S3's bucket naming rules: 3-63 characters of lowercase letters, digits,
+/// '.' and '-', starting and ending with a letter or digit, no "..", and not
+/// shaped like an IPv4 address.
+pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
+    let bad = |why: &str| Err(GatewayError::InvalidBucketName(format!("'{name}': {why}")));
+    if !(3..=63).contains(&name.len()) {
+        return bad("must be 3 to 63 characters long");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+    {
+        return bad("may hold only lowercase letters, digits, '.' and '-'");
+    }
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    if !alnum(name.as_bytes()[0]) || !alnum(name.as_bytes()[name.len() - 1]) {
+        return bad("must begin and end with a letter or digit");
+    }
+    if name.contains("..") {
+        return bad("may not contain two adjacent periods");
+    }
+    if name.parse::<std::net::Ipv4Addr>().is_ok() {
+        return bad("may not be formatted as an IP address");
+    }
+    Ok(())
+}
+
+impl Gateway {
+    /// A bucket's record (cached for the metadata TTL).
+    pub async fn bucket_info(&self, name: &str) -> GatewayResult<BucketInfo> {
+        if let Some(info) = self.cache.bucket(name) {
+            return Ok(info);
+        }
+        let r = match self
+            .store
+            .read(&layout::bucket(name), ReadOp::new().read(0, 1 << 16))
+            .await
+        {
+            Err(StoreError::NotFound) => return Err(GatewayError::NoSuchBucket),
+            Err(StoreError::InvalidArgument(_)) => return Err(GatewayError::NoSuchBucket),
+            r => r?,
+        };
+        let info: BucketInfo = serde_json::from_slice(&r.data.unwrap_or_default())?;
+        self.cache.put_bucket(&info);
+        Ok(info)
+    }
+
+    async fn save_bucket(&self, info: &BucketInfo) -> GatewayResult<()> {
+        let data = Bytes::from(serde_json::to_vec(info)?);
+        self.store
+            .write(
+                &layout::bucket(&info.name),
+                WriteOp::new().assert_exists().write_full(data),
+            )
+            .await?;
+        self.cache.put_bucket(info);
+        Ok(())
+    }
+
+    /// Creates a bucket owned by `owner`.
+    pub async fn create_bucket(
+        &self,
+        owner: &str,
+        name: &str,
+        acl: CannedAcl,
+    ) -> GatewayResult<BucketInfo> {
+        validate_bucket_name(name)?;
+        let info = BucketInfo {
+            name: name.into(),
+            id: unique_id(),
+            owner: owner.into(),
+            created: now_secs(),
+            acl,
+        };
+        self.store
+            .write(&layout::index(&info.id), WriteOp::new().create_exclusive())
+            .await?;
+        let data = Bytes::from(serde_json::to_vec(&info)?);
+        let created = self
+            .store
+            .write(
+                &layout::bucket(name),
+                WriteOp::new().create_exclusive().write_full(data),
+            )
+            .await;
+        if let Err(e) = created {
+            self.store
+                .write(&layout::index(&info.id), WriteOp::new().remove())
+                .await?;
+            return Err(match e {
+                StoreError::Exists => {
+                    self.cache.forget_bucket(name);
+                    match self.bucket_info(name).await {
+                        Ok(existing) if existing.owner == owner => {
+                            GatewayError::BucketAlreadyOwnedByYou
+                        }
+                        _ => GatewayError::BucketAlreadyExists,
+                    }
+                }
+                e => e.into(),
+            });
+        }
+        self.store
+            .write(
+                &layout::user(owner),
+                WriteOp::new().omap_set([(name, Bytes::new())]),
+            )
+            .await?;
+        self.cache.put_bucket(&info);
+        Ok(info)
+    }
+
+    /// Deletes an empty bucket; only its owner may.
+    pub async fn delete_bucket(&self, who: &Principal, name: &str) -> GatewayResult<()> {
+        let info = self.bucket_info(name).await?;
+        if !who.is(&info.owner) {
+            return Err(GatewayError::AccessDenied);
+        }
+        let page = self
+            .store
+            .read(&layout::index(&info.id), ReadOp::new().omap("", "", 1))
+            .await?;
+        if !page.omap.unwrap_or_default().entries.is_empty() {
+            return Err(GatewayError::BucketNotEmpty);
+        }
+        match self
+            .store
+            .write(&layout::bucket(name), WriteOp::new().remove())
+            .await
+        {
+            Ok(_) | Err(StoreError::NotFound) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.cache.forget_bucket(name);
+        self.store
+            .write(&layout::user(&info.owner), WriteOp::new().omap_rm([name]))
+            .await?;
+        match self
+            .store
+            .write(&layout::index(&info.id), WriteOp::new().remove())
+            .await
+        {
+            Ok(_) | Err(StoreError::NotFound) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Names of the buckets a user owns, in name order.
+    pub async fn user_buckets(&self, uid: &str) -> GatewayResult<Vec<String>> {
+        let mut names = Vec::new();
+        let mut after = String::new();
+        loop {
+            let page = match self
+                .store
+                .read(
+                    &layout::user(uid),
+                    ReadOp::new().omap(after.clone(), "", 1000),
+                )
+                .await
+            {
+                Err(StoreError::NotFound) => return Ok(names),
+                r => r?.omap.unwrap_or_default(),
+            };
+            names.extend(page.entries.into_iter().map(|(k, _)| k));
+            if !page.more {
+                return Ok(names);
+            }
+            after = names.last().cloned().unwrap_or_default();
+        }
+    }
+
+    /// Every bucket name, in name order.
+    pub async fn all_buckets(&self) -> GatewayResult<Vec<String>> {
+        let mut lister = self
+            .store
+            .list_objects(
+                layout::META,
+                rsgw_store::NamespaceFilter::Only("buckets".into()),
+            )
+            .await?;
+        let mut names = Vec::new();
+        loop {
+            let page = lister.next_page(1000).await?;
+            if page.is_empty() {
+                names.sort();
+                return Ok(names);
+            }
+            names.extend(page.into_iter().map(|e| e.name));
+        }
+    }
+
+    /// The buckets a user owns (ListBuckets).
+    pub async fn list_buckets(&self, uid: &str) -> GatewayResult<Vec<BucketInfo>> {
+        let mut out = Vec::new();
+        for name in self.user_buckets(uid).await? {
+            match self.bucket_info(&name).await {
+                Ok(info) if info.owner == uid => out.push(info),
+                Ok(_) | Err(GatewayError::NoSuchBucket) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The bucket, if `who` may list it (owner, or a bucket ACL granting read).
+    pub async fn bucket_for_read(&self, who: &Principal, name: &str) -> GatewayResult<BucketInfo> {
+        let info = self.bucket_info(name).await?;
+        if who.is(&info.owner) || info.acl.grants_read(who) {
+            Ok(info)
+        } else {
+            Err(GatewayError::AccessDenied)
+        }
+    }
+
+    /// The bucket, if `who` owns it.
+    pub async fn bucket_for_owner(&self, who: &Principal, name: &str) -> GatewayResult<BucketInfo> {
+        let info = self.bucket_info(name).await?;
+        if who.is(&info.owner) {
+            Ok(info)
+        } else {
+            Err(GatewayError::AccessDenied)
+        }
+    }
+
+    /// Sets a bucket's canned ACL; only its owner may.
+    pub async fn set_bucket_acl(
+        &self,
+        who: &Principal,
+        name: &str,
+        acl: CannedAcl,
+    ) -> GatewayResult<()> {
+        let mut info = self.bucket_for_owner(who, name).await?;
+        info.acl = acl;
+        self.save_bucket(&info).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_bucket_name;
+
+    #[test]
+    fn bucket_names() {
+        for ok in ["abc", "my-bucket.2", "a1b", &"a".repeat(63)] {
+            assert!(validate_bucket_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "ab",
+            "Abc",
+            "a_b",
+            "-ab",
+            "ab-",
+            "a..b",
+            "192.168.1.1",
+            &"a".repeat(64),
+            "a b",
+        ] {
+            assert!(validate_bucket_name(bad).is_err(), "{bad}");
+        }
+    }
+}

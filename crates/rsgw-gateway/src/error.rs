@@ -1,0 +1,84 @@
+//! What gateway operations can fail with, each mapped to one S3 error code.
+
+use rsgw_store::StoreError;
+
+/// Result of a gateway operation.
+pub type GatewayResult<T> = Result<T, GatewayError>;
+
+/// A gateway failure. The S3 layer maps each variant to its S3 error code
+/// and HTTP status.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The bucket does not exist.
+    #[error("the specified bucket does not exist")]
+    NoSuchBucket,
+    /// The object does not exist.
+    #[error("the specified key does not exist")]
+    NoSuchKey,
+    /// Another user owns a bucket of that name.
+    #[error("the requested bucket name is not available")]
+    BucketAlreadyExists,
+    /// The caller already owns the bucket.
+    #[error("you already own this bucket")]
+    BucketAlreadyOwnedByYou,
+    /// The bucket still holds objects.
+    #[error("the bucket you tried to delete is not empty")]
+    BucketNotEmpty,
+    /// The bucket name breaks S3's naming rules.
+    #[error("invalid bucket name: {0}")]
+    InvalidBucketName(String),
+    /// The object key is not acceptable.
+    #[error("invalid object key: {0}")]
+    InvalidKey(String),
+    /// The caller may not do this.
+    #[error("access denied")]
+    AccessDenied,
+    /// Content-MD5 (or another digest) does not match the body.
+    #[error("the Content-MD5 you specified did not match what we received")]
+    BadDigest,
+    /// The body is larger than allowed.
+    #[error("your proposed upload exceeds the maximum allowed size")]
+    EntityTooLarge,
+    /// The body ended before its declared length.
+    #[error("you did not provide the number of bytes specified by the Content-Length header")]
+    IncompleteBody,
+    /// A precondition (If-Match and friends) failed.
+    #[error("at least one of the preconditions you specified did not hold")]
+    PreconditionFailed,
+    /// If-None-Match / If-Modified-Since: the client's copy is current.
+    #[error("not modified")]
+    NotModified,
+    /// The range cannot be satisfied.
+    #[error("the requested range is not satisfiable")]
+    InvalidRange,
+    /// A request argument is invalid.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// No such user (admin operations).
+    #[error("user '{0}' does not exist")]
+    NoSuchUser(String),
+    /// The user id is taken (admin operations).
+    #[error("user '{0}' already exists")]
+    UserExists(String),
+    /// The access key is taken (admin operations).
+    #[error("access key '{0}' is already in use")]
+    KeyExists(String),
+    /// The user still owns buckets (admin operations).
+    #[error("user '{0}' still owns buckets")]
+    UserHasBuckets(String),
+    /// Reading the request body failed.
+    #[error("reading the request body failed: {0}")]
+    Body(String),
+    /// Stored metadata could not be decoded.
+    #[error("corrupt metadata: {0}")]
+    Corrupt(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<serde_json::Error> for GatewayError {
+    fn from(e: serde_json::Error) -> Self {
+        GatewayError::Corrupt(e.to_string())
+    }
+}

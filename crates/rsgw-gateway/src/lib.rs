@@ -1,0 +1,96 @@
+//! rsgw's S3 semantics on the [`Store`]: users and their keys, buckets,
+//! objects striped over RADOS objects, listings, canned ACLs and the garbage
+//! collector that removes what interrupted or replaced writes leave behind.
+//!
+//! Nothing here knows HTTP or S3's wire format; `rsgw-s3` maps S3 requests
+//! onto [`Gateway`]. The layout on the store is described in `docs/layout.md`.
+
+mod acl;
+mod buckets;
+mod cache;
+mod error;
+mod gc;
+mod ids;
+mod layout;
+mod list;
+mod objects;
+mod users;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rsgw_store::Store;
+
+pub use acl::{CannedAcl, Principal};
+pub use buckets::BucketInfo;
+pub use error::{GatewayError, GatewayResult};
+pub use gc::GcReport;
+pub use list::{ListEntry, ListParams, ListResult};
+pub use objects::{BodyStream, GetParams, GetResult, ObjectMeta, PutParams, PutResult, RangeSpec};
+pub use users::{AccessKey, User};
+
+/// Sizes and limits of the gateway layer.
+#[derive(Debug, Clone)]
+pub struct GatewayOptions {
+    /// Bytes kept in an object's head RADOS object (`rgw_max_chunk_size`).
+    pub chunk_size: u64,
+    /// Size of each further RADOS object of a large object (`rgw_obj_stripe_size`).
+    pub stripe_size: u64,
+    /// Largest single PUT (`rgw_max_put_size`).
+    pub max_put_size: u64,
+    /// How long bucket and key lookups stay cached.
+    pub metadata_cache_ttl: Duration,
+    /// How old an unfinished write's leftovers must be before the garbage
+    /// collector removes them.
+    pub gc_min_age: Duration,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        GatewayOptions {
+            chunk_size: 4 << 20,
+            stripe_size: 4 << 20,
+            max_put_size: 5 << 30,
+            metadata_cache_ttl: Duration::from_secs(5),
+            gc_min_age: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// The gateway: S3 semantics over a store. Cheap to clone.
+#[derive(Clone)]
+pub struct Gateway {
+    store: Arc<dyn Store>,
+    opts: Arc<GatewayOptions>,
+    cache: Arc<cache::MetaCache>,
+}
+
+impl Gateway {
+    /// A gateway on `store`; call [`Gateway::init`] before serving.
+    pub fn new(store: Arc<dyn Store>, opts: GatewayOptions) -> Self {
+        let ttl = opts.metadata_cache_ttl;
+        Gateway {
+            store,
+            opts: Arc::new(opts),
+            cache: Arc::new(cache::MetaCache::new(ttl)),
+        }
+    }
+
+    /// Creates the pools the layout uses (idempotent).
+    pub async fn init(&self) -> GatewayResult<()> {
+        for pool in layout::POOLS {
+            self.store.create_pool(pool).await?;
+        }
+        Ok(())
+    }
+
+    /// The store underneath.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The gateway's options.
+    pub fn options(&self) -> &GatewayOptions {
+        &self.opts
+    }
+}

@@ -1,0 +1,39 @@
+//! Gateway errors as S3 errors (code, message and HTTP status).
+
+use rsgw_gateway::GatewayError;
+use rsgw_store::StoreError;
+use s3s::{S3Error, S3ErrorCode};
+
+/// Maps a gateway failure to the S3 error a client expects.
+pub(crate) fn to_s3(e: GatewayError) -> S3Error {
+    use GatewayError as G;
+    let code = match &e {
+        G::NoSuchBucket => S3ErrorCode::NoSuchBucket,
+        G::NoSuchKey => S3ErrorCode::NoSuchKey,
+        G::BucketAlreadyExists => S3ErrorCode::BucketAlreadyExists,
+        G::BucketAlreadyOwnedByYou => S3ErrorCode::BucketAlreadyOwnedByYou,
+        G::BucketNotEmpty => S3ErrorCode::BucketNotEmpty,
+        G::InvalidBucketName(_) => S3ErrorCode::InvalidBucketName,
+        G::InvalidKey(why) if why.contains("1024") => S3ErrorCode::KeyTooLongError,
+        G::InvalidKey(_) | G::InvalidArgument(_) => S3ErrorCode::InvalidArgument,
+        G::AccessDenied => S3ErrorCode::AccessDenied,
+        G::BadDigest => S3ErrorCode::BadDigest,
+        G::EntityTooLarge => S3ErrorCode::EntityTooLarge,
+        G::IncompleteBody | G::Body(_) => S3ErrorCode::IncompleteBody,
+        G::PreconditionFailed => S3ErrorCode::PreconditionFailed,
+        G::NotModified => S3ErrorCode::NotModified,
+        G::InvalidRange => S3ErrorCode::InvalidRange,
+        G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
+        G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
+        G::Store(StoreError::TooLarge { .. }) => S3ErrorCode::EntityTooLarge,
+        G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
+            S3ErrorCode::InvalidArgument
+        }
+        G::Corrupt(_) | G::Store(_) => S3ErrorCode::InternalError,
+    };
+    if code == S3ErrorCode::InternalError {
+        tracing::error!(error = %e, "internal error");
+        return S3Error::with_message(code, "We encountered an internal error. Please try again.");
+    }
+    S3Error::with_message(code, e.to_string())
+}

@@ -1,0 +1,721 @@
+//! The S3 operations rsgw implements, as an `s3s::S3` implementation that
+//! maps each typed request onto the gateway. Operations not listed here get
+//! s3s' default answer, `501 NotImplemented`.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use base64::Engine;
+use futures::StreamExt;
+use rsgw_gateway::{
+    CannedAcl, Gateway, GatewayError, GetParams, ListParams, Principal, PutParams, RangeSpec,
+};
+use s3s::dto::*;
+use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
+
+use crate::error::to_s3;
+
+/// rsgw's S3 operations.
+#[derive(Clone)]
+pub struct RsgwS3 {
+    pub(crate) gw: Gateway,
+}
+
+fn ts(secs: f64) -> Timestamp {
+    Timestamp::from(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs.max(0.0)))
+}
+
+fn to_system_time(t: Timestamp) -> SystemTime {
+    time::OffsetDateTime::from(t).into()
+}
+
+fn etag(hex: &str) -> ETag {
+    ETag::Strong(hex.to_string())
+}
+
+/// `encoding-type=url`: percent-encodes everything but unreserved
+/// characters and '/', as S3 does for keys and prefixes in listings.
+fn url_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Applies `encoding-type=url` to the strings of a listing.
+struct Encoder(bool);
+
+impl Encoder {
+    fn new(encoding_type: &Option<EncodingType>) -> S3Result<Self> {
+        match encoding_type.as_ref().map(|e| e.as_str()) {
+            None => Ok(Encoder(false)),
+            Some("url") => Ok(Encoder(true)),
+            Some(other) => Err(S3Error::with_message(
+                S3ErrorCode::InvalidArgument,
+                format!("Invalid Encoding Method specified in Request: {other}"),
+            )),
+        }
+    }
+
+    fn s(&self, s: String) -> String {
+        if self.0 { url_encode(&s) } else { s }
+    }
+
+    fn opt(&self, s: Option<String>) -> Option<String> {
+        s.map(|s| self.s(s))
+    }
+
+    fn listing(&self, objects: &mut [Object], prefixes: &mut [CommonPrefix]) {
+        for o in objects {
+            o.key = self.opt(o.key.take());
+        }
+        for p in prefixes {
+            p.prefix = self.opt(p.prefix.take());
+        }
+    }
+}
+
+/// S3 caps max-keys at 1000.
+fn max_keys(requested: Option<i32>) -> i32 {
+    requested.unwrap_or(1000).clamp(0, 1000)
+}
+
+fn etag_list(c: Option<ETagCondition>) -> Option<Vec<String>> {
+    c.map(|c| match c {
+        ETagCondition::Any => vec!["*".to_string()],
+        ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s)) => vec![s],
+    })
+}
+
+fn canned(acl: Option<&str>) -> S3Result<CannedAcl> {
+    match acl {
+        None => Ok(CannedAcl::Private),
+        Some(s) => CannedAcl::parse(s).ok_or_else(|| {
+            S3Error::with_message(
+                S3ErrorCode::InvalidArgument,
+                format!("unsupported canned ACL '{s}'"),
+            )
+        }),
+    }
+}
+
+fn acl_grants(owner_id: &str, owner_name: &str, acl: CannedAcl) -> (Owner, Vec<Grant>) {
+    let owner = Owner {
+        id: Some(owner_id.to_string()),
+        display_name: Some(owner_name.to_string()),
+    };
+    let mut grants = vec![Grant {
+        grantee: Some(Grantee {
+            id: Some(owner_id.to_string()),
+            display_name: Some(owner_name.to_string()),
+            type_: Type::from_static(Type::CANONICAL_USER),
+            email_address: None,
+            uri: None,
+        }),
+        permission: Some(Permission::from_static(Permission::FULL_CONTROL)),
+    }];
+    let group = |uri: &str, perm: &'static str| Grant {
+        grantee: Some(Grantee {
+            id: None,
+            display_name: None,
+            type_: Type::from_static(Type::GROUP),
+            email_address: None,
+            uri: Some(uri.to_string()),
+        }),
+        permission: Some(Permission::from_static(perm)),
+    };
+    const ALL: &str = "http://acs.amazonaws.com/groups/global/AllUsers";
+    const AUTH: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
+    match acl {
+        CannedAcl::Private => {}
+        CannedAcl::PublicRead => grants.push(group(ALL, Permission::READ)),
+        CannedAcl::PublicReadWrite => {
+            grants.push(group(ALL, Permission::READ));
+            grants.push(group(ALL, Permission::WRITE));
+        }
+        CannedAcl::AuthenticatedRead => grants.push(group(AUTH, Permission::READ)),
+    }
+    (owner, grants)
+}
+
+impl RsgwS3 {
+    async fn principal<T>(&self, req: &S3Request<T>) -> S3Result<Principal> {
+        match &req.credentials {
+            None => Ok(Principal::Anonymous),
+            Some(c) => {
+                let (uid, _) = self.gw.lookup_key(&c.access_key).await.map_err(to_s3)?;
+                Ok(Principal::User(uid))
+            }
+        }
+    }
+
+    async fn owner(&self, uid: &str) -> Owner {
+        Owner {
+            id: Some(uid.to_string()),
+            display_name: Some(self.gw.display_name(uid).await),
+        }
+    }
+
+    fn require_user(who: &Principal) -> S3Result<&str> {
+        match who {
+            Principal::User(u) => Ok(u),
+            Principal::Anonymous => Err(s3_error!(AccessDenied, "Anonymous users cannot do this")),
+        }
+    }
+
+    async fn list(
+        &self,
+        who: &Principal,
+        bucket: &str,
+        params: ListParams,
+        fetch_owner: bool,
+    ) -> S3Result<(rsgw_gateway::ListResult, Vec<Object>, Vec<CommonPrefix>)> {
+        let res = self
+            .gw
+            .list_objects(who, bucket, &params)
+            .await
+            .map_err(to_s3)?;
+        let mut objects = Vec::with_capacity(res.entries.len());
+        for e in &res.entries {
+            objects.push(Object {
+                key: Some(e.key.clone()),
+                size: Some(e.size as i64),
+                e_tag: Some(etag(&e.etag)),
+                last_modified: Some(ts(e.mtime)),
+                storage_class: Some(ObjectStorageClass::from_static(
+                    ObjectStorageClass::STANDARD,
+                )),
+                owner: if fetch_owner {
+                    Some(self.owner(&e.owner).await)
+                } else {
+                    None
+                },
+                ..Default::default()
+            });
+        }
+        let prefixes = res
+            .common_prefixes
+            .iter()
+            .map(|p| CommonPrefix {
+                prefix: Some(p.clone()),
+            })
+            .collect();
+        Ok((res, objects, prefixes))
+    }
+}
+
+#[async_trait::async_trait]
+impl S3 for RsgwS3 {
+    async fn list_buckets(
+        &self,
+        req: S3Request<ListBucketsInput>,
+    ) -> S3Result<S3Response<ListBucketsOutput>> {
+        let who = self.principal(&req).await?;
+        let uid = Self::require_user(&who)?;
+        let buckets = self.gw.list_buckets(uid).await.map_err(to_s3)?;
+        Ok(S3Response::new(ListBucketsOutput {
+            buckets: Some(
+                buckets
+                    .into_iter()
+                    .map(|b| Bucket {
+                        name: Some(b.name),
+                        creation_date: Some(ts(b.created)),
+                        bucket_region: None,
+                    })
+                    .collect(),
+            ),
+            owner: Some(self.owner(uid).await),
+            ..Default::default()
+        }))
+    }
+
+    async fn create_bucket(
+        &self,
+        req: S3Request<CreateBucketInput>,
+    ) -> S3Result<S3Response<CreateBucketOutput>> {
+        let who = self.principal(&req).await?;
+        let uid = Self::require_user(&who)?;
+        let acl = canned(req.input.acl.as_ref().map(|a| a.as_str()))?;
+        self.gw
+            .create_bucket(uid, &req.input.bucket, acl)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(CreateBucketOutput {
+            location: Some(format!("/{}", req.input.bucket)),
+        }))
+    }
+
+    async fn head_bucket(
+        &self,
+        req: S3Request<HeadBucketInput>,
+    ) -> S3Result<S3Response<HeadBucketOutput>> {
+        let who = self.principal(&req).await?;
+        self.gw
+            .bucket_for_read(&who, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(HeadBucketOutput::default()))
+    }
+
+    async fn delete_bucket(
+        &self,
+        req: S3Request<DeleteBucketInput>,
+    ) -> S3Result<S3Response<DeleteBucketOutput>> {
+        let who = self.principal(&req).await?;
+        self.gw
+            .delete_bucket(&who, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteBucketOutput::default()))
+    }
+
+    async fn get_bucket_location(
+        &self,
+        req: S3Request<GetBucketLocationInput>,
+    ) -> S3Result<S3Response<GetBucketLocationOutput>> {
+        let who = self.principal(&req).await?;
+        self.gw
+            .bucket_for_owner(&who, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(GetBucketLocationOutput::default()))
+    }
+
+    async fn get_bucket_acl(
+        &self,
+        req: S3Request<GetBucketAclInput>,
+    ) -> S3Result<S3Response<GetBucketAclOutput>> {
+        let who = self.principal(&req).await?;
+        let info = self
+            .gw
+            .bucket_for_owner(&who, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        let name = self.gw.display_name(&info.owner).await;
+        let (owner, grants) = acl_grants(&info.owner, &name, info.acl);
+        Ok(S3Response::new(GetBucketAclOutput {
+            owner: Some(owner),
+            grants: Some(grants),
+        }))
+    }
+
+    async fn put_bucket_acl(
+        &self,
+        req: S3Request<PutBucketAclInput>,
+    ) -> S3Result<S3Response<PutBucketAclOutput>> {
+        let who = self.principal(&req).await?;
+        if req.input.access_control_policy.is_some() && req.input.acl.is_none() {
+            return Err(s3_error!(
+                NotImplemented,
+                "only canned ACLs (x-amz-acl) are supported"
+            ));
+        }
+        let acl = canned(req.input.acl.as_ref().map(|a| a.as_str()))?;
+        self.gw
+            .set_bucket_acl(&who, &req.input.bucket, acl)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutBucketAclOutput::default()))
+    }
+
+    async fn list_objects(
+        &self,
+        req: S3Request<ListObjectsInput>,
+    ) -> S3Result<S3Response<ListObjectsOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let max = max_keys(i.max_keys);
+        let params = ListParams {
+            prefix: i.prefix.clone().unwrap_or_default(),
+            delimiter: i.delimiter.clone(),
+            start_after: i.marker.clone().unwrap_or_default(),
+            max_keys: max as usize,
+        };
+        let enc = Encoder::new(&i.encoding_type)?;
+        let (res, mut contents, mut prefixes) = self.list(&who, &i.bucket, params, true).await?;
+        enc.listing(&mut contents, &mut prefixes);
+        Ok(S3Response::new(ListObjectsOutput {
+            name: Some(i.bucket),
+            prefix: Some(enc.s(i.prefix.unwrap_or_default())),
+            marker: Some(enc.s(i.marker.unwrap_or_default())),
+            max_keys: Some(max),
+            is_truncated: Some(res.is_truncated),
+            next_marker: if i.delimiter.is_some() {
+                enc.opt(res.next_marker.clone())
+            } else {
+                None
+            },
+            contents: Some(contents),
+            common_prefixes: Some(prefixes),
+            delimiter: enc.opt(i.delimiter),
+            encoding_type: i.encoding_type,
+            ..Default::default()
+        }))
+    }
+
+    async fn list_objects_v2(
+        &self,
+        req: S3Request<ListObjectsV2Input>,
+    ) -> S3Result<S3Response<ListObjectsV2Output>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let after = match &i.continuation_token {
+            Some(t) => String::from_utf8(
+                base64::engine::general_purpose::URL_SAFE_NO_PAD
+                    .decode(t)
+                    .map_err(|_| {
+                        s3_error!(
+                            InvalidArgument,
+                            "The continuation token provided is incorrect"
+                        )
+                    })?,
+            )
+            .map_err(|_| {
+                s3_error!(
+                    InvalidArgument,
+                    "The continuation token provided is incorrect"
+                )
+            })?,
+            None => i.start_after.clone().unwrap_or_default(),
+        };
+        let max = max_keys(i.max_keys);
+        let params = ListParams {
+            prefix: i.prefix.clone().unwrap_or_default(),
+            delimiter: i.delimiter.clone(),
+            start_after: after,
+            max_keys: max as usize,
+        };
+        let enc = Encoder::new(&i.encoding_type)?;
+        let (res, mut contents, mut prefixes) = self
+            .list(&who, &i.bucket, params, i.fetch_owner.unwrap_or(false))
+            .await?;
+        enc.listing(&mut contents, &mut prefixes);
+        let count = (contents.len() + prefixes.len()) as i32;
+        Ok(S3Response::new(ListObjectsV2Output {
+            name: Some(i.bucket),
+            prefix: Some(enc.s(i.prefix.unwrap_or_default())),
+            max_keys: Some(max),
+            key_count: Some(count),
+            continuation_token: i.continuation_token,
+            next_continuation_token: res
+                .next_marker
+                .as_ref()
+                .map(|m| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(m)),
+            is_truncated: Some(res.is_truncated),
+            contents: Some(contents),
+            common_prefixes: Some(prefixes),
+            delimiter: enc.opt(i.delimiter),
+            encoding_type: i.encoding_type,
+            start_after: enc.opt(i.start_after),
+            ..Default::default()
+        }))
+    }
+
+    async fn put_object(
+        &self,
+        req: S3Request<PutObjectInput>,
+    ) -> S3Result<S3Response<PutObjectOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let mut headers = BTreeMap::new();
+        for (name, value) in [
+            ("content-type", i.content_type.clone()),
+            ("content-encoding", i.content_encoding.clone()),
+            ("content-disposition", i.content_disposition.clone()),
+            ("content-language", i.content_language.clone()),
+            ("cache-control", i.cache_control.clone()),
+        ] {
+            if let Some(v) = value {
+                headers.insert(name.to_string(), v);
+            }
+        }
+        if let Some(exp) = req
+            .headers
+            .get(http::header::EXPIRES)
+            .and_then(|v| v.to_str().ok())
+        {
+            headers.insert("expires".into(), exp.to_string());
+        }
+        let content_md5 = match &i.content_md5 {
+            None => None,
+            Some(b64) => Some(
+                base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .ok()
+                    .filter(|d| d.len() == 16)
+                    .ok_or_else(|| {
+                        s3_error!(InvalidDigest, "The Content-MD5 you specified is not valid")
+                    })?,
+            ),
+        };
+        let params = PutParams {
+            headers,
+            user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
+            acl: canned(i.acl.as_ref().map(|a| a.as_str()))?,
+            content_md5,
+            content_length: i.content_length.map(|l| l.max(0) as u64),
+            if_match: match i.if_match {
+                Some(ETagCondition::Any) => Some("*".into()),
+                Some(ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s))) => Some(s),
+                None => None,
+            },
+            if_none_match_any: matches!(i.if_none_match, Some(ETagCondition::Any)),
+        };
+        let body: rsgw_gateway::BodyStream = match i.body {
+            Some(b) => Box::pin(b.map(|r| r.map_err(|e| GatewayError::Body(e.to_string())))),
+            None => Box::pin(futures::stream::empty()),
+        };
+        let res = self
+            .gw
+            .put_object(&who, &i.bucket, &i.key, params, body)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutObjectOutput {
+            e_tag: Some(etag(&res.meta.etag)),
+            ..Default::default()
+        }))
+    }
+
+    async fn get_object(
+        &self,
+        req: S3Request<GetObjectInput>,
+    ) -> S3Result<S3Response<GetObjectOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let params = GetParams {
+            range: i.range.map(|r| match r {
+                Range::Int { first, last } => RangeSpec::Int { first, last },
+                Range::Suffix { length } => RangeSpec::Suffix { length },
+            }),
+            if_match: etag_list(i.if_match),
+            if_none_match: etag_list(i.if_none_match),
+            if_modified_since: i.if_modified_since.map(to_system_time),
+            if_unmodified_since: i.if_unmodified_since.map(to_system_time),
+            head_only: false,
+        };
+        let res = self
+            .gw
+            .get_object(&who, &i.bucket, &i.key, params)
+            .await
+            .map_err(to_s3)?;
+        let m = &res.meta;
+        let (len, content_range) = match res.range {
+            Some((s, e)) => (e - s, Some(format!("bytes {}-{}/{}", s, e - 1, m.size))),
+            None => (m.size, None),
+        };
+        let h = |name: &str| m.headers.get(name).cloned();
+        let body = res
+            .body
+            .map(|b| StreamingBlob::wrap(sync_wrapper::SyncStream::new(b)));
+        let mut out = GetObjectOutput {
+            body,
+            content_length: Some(len as i64),
+            content_range,
+            accept_ranges: Some("bytes".into()),
+            e_tag: Some(etag(&m.etag)),
+            last_modified: Some(ts(m.mtime)),
+            metadata: Some(m.user_meta.clone().into_iter().collect()),
+            content_type: h("content-type"),
+            content_encoding: h("content-encoding"),
+            content_disposition: h("content-disposition"),
+            content_language: h("content-language"),
+            cache_control: h("cache-control"),
+            ..Default::default()
+        };
+        // response-* query parameters override the stored headers
+        if let Some(v) = i.response_content_type {
+            out.content_type = Some(v);
+        }
+        if let Some(v) = i.response_content_encoding {
+            out.content_encoding = Some(v);
+        }
+        if let Some(v) = i.response_content_disposition {
+            out.content_disposition = Some(v);
+        }
+        if let Some(v) = i.response_content_language {
+            out.content_language = Some(v);
+        }
+        if let Some(v) = i.response_cache_control {
+            out.cache_control = Some(v);
+        }
+        let mut resp = S3Response::new(out);
+        let expires = match i.response_expires {
+            Some(t) => {
+                let mut buf = Vec::new();
+                t.format(TimestampFormat::HttpDate, &mut buf)
+                    .ok()
+                    .and_then(|()| String::from_utf8(buf).ok())
+            }
+            None => h("expires"),
+        };
+        if let Some(v) = expires.and_then(|e| http::HeaderValue::from_str(&e).ok()) {
+            resp.headers.insert(http::header::EXPIRES, v);
+        }
+        if res.range.is_some() {
+            resp.status = Some(http::StatusCode::PARTIAL_CONTENT);
+        }
+        Ok(resp)
+    }
+
+    async fn head_object(
+        &self,
+        req: S3Request<HeadObjectInput>,
+    ) -> S3Result<S3Response<HeadObjectOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let params = GetParams {
+            range: i.range.map(|r| match r {
+                Range::Int { first, last } => RangeSpec::Int { first, last },
+                Range::Suffix { length } => RangeSpec::Suffix { length },
+            }),
+            if_match: etag_list(i.if_match),
+            if_none_match: etag_list(i.if_none_match),
+            if_modified_since: i.if_modified_since.map(to_system_time),
+            if_unmodified_since: i.if_unmodified_since.map(to_system_time),
+            head_only: true,
+        };
+        let res = self
+            .gw
+            .get_object(&who, &i.bucket, &i.key, params)
+            .await
+            .map_err(to_s3)?;
+        let m = &res.meta;
+        let h = |name: &str| m.headers.get(name).cloned();
+        let mut resp = S3Response::new(HeadObjectOutput {
+            content_length: Some(res.range.map_or(m.size, |(s, e)| e - s) as i64),
+            content_range: res
+                .range
+                .map(|(s, e)| format!("bytes {}-{}/{}", s, e - 1, m.size)),
+            accept_ranges: Some("bytes".into()),
+            e_tag: Some(etag(&m.etag)),
+            last_modified: Some(ts(m.mtime)),
+            metadata: Some(m.user_meta.clone().into_iter().collect()),
+            content_type: h("content-type"),
+            content_encoding: h("content-encoding"),
+            content_disposition: h("content-disposition"),
+            content_language: h("content-language"),
+            cache_control: h("cache-control"),
+            ..Default::default()
+        });
+        if let Some(exp) = h("expires")
+            && let Ok(v) = http::HeaderValue::from_str(&exp)
+        {
+            resp.headers.insert(http::header::EXPIRES, v);
+        }
+        if res.range.is_some() {
+            resp.status = Some(http::StatusCode::PARTIAL_CONTENT);
+        }
+        Ok(resp)
+    }
+
+    async fn delete_object(
+        &self,
+        req: S3Request<DeleteObjectInput>,
+    ) -> S3Result<S3Response<DeleteObjectOutput>> {
+        let who = self.principal(&req).await?;
+        self.gw
+            .delete_object(&who, &req.input.bucket, &req.input.key)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteObjectOutput::default()))
+    }
+
+    async fn delete_objects(
+        &self,
+        req: S3Request<DeleteObjectsInput>,
+    ) -> S3Result<S3Response<DeleteObjectsOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        if i.delete.objects.len() > 1000 {
+            return Err(s3_error!(MalformedXML, "at most 1000 keys per request"));
+        }
+        self.gw.bucket_info(&i.bucket).await.map_err(to_s3)?;
+        let quiet = i.delete.quiet.unwrap_or(false);
+        let (mut deleted, mut errors) = (Vec::new(), Vec::new());
+        for o in i.delete.objects {
+            match self.gw.delete_object(&who, &i.bucket, &o.key).await {
+                Ok(()) => {
+                    if !quiet {
+                        deleted.push(DeletedObject {
+                            key: Some(o.key),
+                            ..Default::default()
+                        });
+                    }
+                }
+                Err(e) => {
+                    let s3e = to_s3(e);
+                    errors.push(Error {
+                        key: Some(o.key),
+                        code: Some(s3e.code().as_str().to_string()),
+                        message: s3e.message().map(str::to_string),
+                        version_id: None,
+                    });
+                }
+            }
+        }
+        Ok(S3Response::new(DeleteObjectsOutput {
+            deleted: Some(deleted),
+            errors: Some(errors),
+            ..Default::default()
+        }))
+    }
+
+    async fn get_object_acl(
+        &self,
+        req: S3Request<GetObjectAclInput>,
+    ) -> S3Result<S3Response<GetObjectAclOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let res = self
+            .gw
+            .get_object(
+                &who,
+                &i.bucket,
+                &i.key,
+                GetParams {
+                    head_only: true,
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(to_s3)?;
+        let owner_id = res.meta.owner.clone();
+        if !who.is(&owner_id) {
+            let info = self.gw.bucket_info(&i.bucket).await.map_err(to_s3)?;
+            if !who.is(&info.owner) {
+                return Err(s3_error!(AccessDenied));
+            }
+        }
+        let name = self.gw.display_name(&owner_id).await;
+        let (owner, grants) = acl_grants(&owner_id, &name, res.meta.acl);
+        Ok(S3Response::new(GetObjectAclOutput {
+            owner: Some(owner),
+            grants: Some(grants),
+            ..Default::default()
+        }))
+    }
+
+    async fn put_object_acl(
+        &self,
+        req: S3Request<PutObjectAclInput>,
+    ) -> S3Result<S3Response<PutObjectAclOutput>> {
+        let who = self.principal(&req).await?;
+        if req.input.access_control_policy.is_some() && req.input.acl.is_none() {
+            return Err(s3_error!(
+                NotImplemented,
+                "only canned ACLs (x-amz-acl) are supported"
+            ));
+        }
+        let acl = canned(req.input.acl.as_ref().map(|a| a.as_str()))?;
+        self.gw
+            .set_object_acl(&who, &req.input.bucket, &req.input.key, acl)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutObjectAclOutput::default()))
+    }
+}

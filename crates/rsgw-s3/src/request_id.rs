@@ -1,0 +1,141 @@
+//! Request ids: every response carries `x-amz-request-id`, and every S3
+//! error body its `RequestId`, whichever layer produced the error.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use hyper::body::Incoming;
+use s3s::Body;
+use s3s::service::S3Service;
+
+/// Request ids unique within a process and across its restarts:
+/// `tx<16 hex counter>-<8 hex start time>`, like radosgw's.
+struct RequestIds {
+    epoch: u64,
+    next: AtomicU64,
+}
+
+impl RequestIds {
+    fn new() -> Self {
+        let epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        RequestIds {
+            epoch,
+            next: AtomicU64::new(1),
+        }
+    }
+
+    fn next(&self) -> String {
+        format!(
+            "tx{:016x}-{:08x}",
+            self.next.fetch_add(1, Ordering::Relaxed),
+            self.epoch
+        )
+    }
+}
+
+/// The S3 service with request ids added.
+pub type S3HttpService = RequestIdService;
+
+/// Wraps the s3s service: assigns the request id, puts it in the response
+/// headers and into error bodies that lack it.
+#[derive(Clone)]
+pub struct RequestIdService {
+    inner: S3Service,
+    ids: Arc<RequestIds>,
+}
+
+fn internal_error(id: &str) -> http::Response<Body> {
+    let body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError</Code>\
+         <Message>We encountered an internal error. Please try again.</Message>\
+         <RequestId>{id}</RequestId></Error>"
+    );
+    let mut resp = http::Response::new(Body::from(body));
+    *resp.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/xml"),
+    );
+    resp
+}
+
+/// Adds `<RequestId>` to a buffered XML error body that has none.
+fn with_request_id(body: &Bytes, id: &str) -> Option<Bytes> {
+    let text = std::str::from_utf8(body).ok()?;
+    if text.contains("<RequestId>") {
+        return None;
+    }
+    let end = text.rfind("</Error>")?;
+    Some(Bytes::from(format!(
+        "{}<RequestId>{id}</RequestId>{}",
+        &text[..end],
+        &text[end..]
+    )))
+}
+
+impl RequestIdService {
+    pub(crate) fn new(inner: S3Service) -> Self {
+        RequestIdService {
+            inner,
+            ids: Arc::new(RequestIds::new()),
+        }
+    }
+
+    /// Serves one request.
+    pub async fn call(&self, req: http::Request<Body>) -> http::Response<Body> {
+        let id = self.ids.next();
+        let mut resp = match self.inner.call(req).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(request_id = %id, error = ?e, "request failed inside s3s");
+                internal_error(&id)
+            }
+        };
+        if resp.status().as_u16() >= 400
+            && let Some(b) = resp.body().bytes()
+            && let Some(patched) = with_request_id(&b, &id)
+        {
+            let len = patched.len();
+            *resp.body_mut() = Body::from(patched);
+            resp.headers_mut()
+                .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
+        }
+        if let Ok(v) = http::HeaderValue::from_str(&id) {
+            resp.headers_mut().insert("x-amz-request-id", v);
+        }
+        resp
+    }
+}
+
+impl hyper::service::Service<http::Request<Incoming>> for RequestIdService {
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    fn call(&self, req: http::Request<Incoming>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.call(req.map(Body::from)).await) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_id_is_added_once() {
+        let body = Bytes::from_static(b"<Error><Code>NoSuchKey</Code></Error>");
+        let patched = with_request_id(&body, "tx1").expect("patched");
+        assert_eq!(
+            &patched[..],
+            b"<Error><Code>NoSuchKey</Code><RequestId>tx1</RequestId></Error>"
+        );
+        assert!(with_request_id(&patched, "tx2").is_none());
+    }
+}

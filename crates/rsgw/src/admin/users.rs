@@ -1,0 +1,197 @@
+//! `rsgw admin user|key|bucket|gc`: users, keys, buckets and garbage
+//! collection, on the gateway layer.
+
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use rsgw_config::Config;
+use rsgw_gateway::Gateway;
+use serde_json::json;
+
+/// `rsgw admin user ...`
+#[derive(Subcommand)]
+pub enum UserCommand {
+    /// Create a user with one key pair (generated unless given).
+    Create(UserCreate),
+    /// Show a user and its keys.
+    Info(Uid),
+    /// Remove a user that owns no buckets, with its keys.
+    Rm(Uid),
+}
+
+/// `rsgw admin key ...`
+#[derive(Subcommand)]
+pub enum KeyCommand {
+    /// Add a key pair to a user (generated unless given).
+    Create(KeyCreate),
+    /// Remove an access key.
+    Rm {
+        /// The access key to remove.
+        #[arg(long)]
+        access_key: String,
+    },
+}
+
+/// `rsgw admin bucket ...`
+#[derive(Subcommand)]
+pub enum BucketCommand {
+    /// List buckets (of one user, or of every user).
+    List {
+        /// Only this user's buckets.
+        #[arg(long)]
+        uid: Option<String>,
+    },
+    /// Owner, creation time, object count and bytes of a bucket.
+    Stats {
+        /// The bucket.
+        #[arg(long)]
+        bucket: String,
+    },
+}
+
+/// `rsgw admin gc ...`
+#[derive(Subcommand)]
+pub enum GcCommand {
+    /// Run one collection pass now.
+    Run {
+        /// Also collect uploads younger than `s3.gc_min_age_s` (only when no
+        /// gateway is writing to this store).
+        #[arg(long)]
+        include_all: bool,
+    },
+}
+
+/// A user id.
+#[derive(Args)]
+pub struct Uid {
+    /// The user id.
+    #[arg(long)]
+    uid: String,
+}
+
+/// Options of `user create`.
+#[derive(Args)]
+pub struct UserCreate {
+    /// The user id.
+    #[arg(long)]
+    uid: String,
+    /// Display name.
+    #[arg(long)]
+    display_name: String,
+    /// Access key (generated when omitted; give both or neither).
+    #[arg(long, requires = "secret_key")]
+    access_key: Option<String>,
+    /// Secret key (generated when omitted).
+    #[arg(long, requires = "access_key")]
+    secret_key: Option<String>,
+}
+
+/// Options of `key create`.
+#[derive(Args)]
+pub struct KeyCreate {
+    /// The user id.
+    #[arg(long)]
+    uid: String,
+    /// Access key (generated when omitted; give both or neither).
+    #[arg(long, requires = "secret_key")]
+    access_key: Option<String>,
+    /// Secret key (generated when omitted).
+    #[arg(long, requires = "access_key")]
+    secret_key: Option<String>,
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn with_gateway<F, Fut>(cfg: &Config, f: F) -> Result<()>
+where
+    F: FnOnce(Gateway) -> Fut,
+    Fut: std::future::Future<Output = Result<serde_json::Value>>,
+{
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let value = rt.block_on(async {
+        let gw = crate::store::open_gateway(cfg).await?;
+        f(gw).await
+    })?;
+    println!("{}", serde_json::to_string_pretty(&value)?);
+    Ok(())
+}
+
+fn pair(a: Option<String>, s: Option<String>) -> Option<(String, String)> {
+    a.zip(s)
+}
+
+/// Runs `rsgw admin user ...`.
+pub fn run_user(cfg: &Config, c: UserCommand) -> Result<()> {
+    with_gateway(cfg, |gw| async move {
+        Ok(match c {
+            UserCommand::Create(a) => serde_json::to_value(
+                gw.create_user(&a.uid, &a.display_name, pair(a.access_key, a.secret_key))
+                    .await?,
+            )?,
+            UserCommand::Info(u) => serde_json::to_value(gw.user_info(&u.uid).await?)?,
+            UserCommand::Rm(u) => {
+                gw.remove_user(&u.uid).await?;
+                json!({ "removed": u.uid })
+            }
+        })
+    })
+}
+
+/// Runs `rsgw admin key ...`.
+pub fn run_key(cfg: &Config, c: KeyCommand) -> Result<()> {
+    with_gateway(cfg, |gw| async move {
+        Ok(match c {
+            KeyCommand::Create(a) => serde_json::to_value(
+                gw.create_key(&a.uid, pair(a.access_key, a.secret_key))
+                    .await?,
+            )?,
+            KeyCommand::Rm { access_key } => {
+                serde_json::to_value(gw.remove_key(&access_key).await?)?
+            }
+        })
+    })
+}
+
+/// Runs `rsgw admin bucket ...`.
+pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
+    with_gateway(cfg, |gw| async move {
+        Ok(match c {
+            BucketCommand::List { uid: Some(uid) } => json!(gw.user_buckets(&uid).await?),
+            BucketCommand::List { uid: None } => json!(gw.all_buckets().await?),
+            BucketCommand::Stats { bucket } => {
+                let info = gw.bucket_info(&bucket).await?;
+                let (objects, bytes) = gw.bucket_usage(&bucket).await?;
+                json!({
+                    "bucket": info.name,
+                    "id": info.id,
+                    "owner": info.owner,
+                    "created": info.created,
+                    "acl": info.acl.as_str(),
+                    "num_objects": objects,
+                    "size_bytes": bytes,
+                })
+            }
+        })
+    })
+}
+
+/// Runs `rsgw admin gc ...`.
+pub fn run_gc(cfg: &Config, c: GcCommand) -> Result<()> {
+    with_gateway(cfg, |gw| async move {
+        let GcCommand::Run { include_all } = c;
+        let min_age = if include_all {
+            Duration::ZERO
+        } else {
+            gw.options().gc_min_age
+        };
+        let r = gw.collect_garbage(min_age).await?;
+        Ok(json!({
+            "entries": r.entries,
+            "collected": r.collected,
+            "stripes_deleted": r.stripes_deleted,
+            "in_progress": r.in_progress,
+        }))
+    })
+}

@@ -1,0 +1,149 @@
+"""Object operations: put, get (ranges, conditions, overrides), head, delete."""
+import base64
+import datetime
+import hashlib
+import os
+
+from helpers import error_of
+
+
+def test_put_get_head(t, bucket):
+    body = b"hello, rsgw\n" * 100
+    r = t.alice.put_object(
+        Bucket=bucket,
+        Key="dir/hello.txt",
+        Body=body,
+        ContentType="text/plain",
+        ContentDisposition="inline",
+        CacheControl="max-age=60",
+        Metadata={"color": "blue", "n": "1"},
+    )
+    etag = '"%s"' % hashlib.md5(body).hexdigest()
+    assert r["ETag"] == etag
+    g = t.alice.get_object(Bucket=bucket, Key="dir/hello.txt")
+    assert g["Body"].read() == body
+    assert g["ETag"] == etag
+    assert g["ContentType"] == "text/plain"
+    assert g["ContentDisposition"] == "inline"
+    assert g["CacheControl"] == "max-age=60"
+    assert g["Metadata"] == {"color": "blue", "n": "1"}
+    assert g["ContentLength"] == len(body)
+    h = t.alice.head_object(Bucket=bucket, Key="dir/hello.txt")
+    assert h["ContentLength"] == len(body)
+    assert h["ETag"] == etag
+    assert h["Metadata"] == {"color": "blue", "n": "1"}
+    assert abs((h["LastModified"] - datetime.datetime.now(datetime.timezone.utc)).total_seconds()) < 60
+
+
+def test_overwrite_and_empty_object(t, bucket):
+    t.alice.put_object(Bucket=bucket, Key="k", Body=b"first version")
+    t.alice.put_object(Bucket=bucket, Key="k", Body=b"")
+    g = t.alice.get_object(Bucket=bucket, Key="k")
+    assert g["Body"].read() == b""
+    assert g["ContentLength"] == 0
+    assert g["ETag"] == '"d41d8cd98f00b204e9800998ecf8427e"'
+
+
+def test_missing_key(t, bucket):
+    code, status, resp = error_of(t.alice.get_object, Bucket=bucket, Key="nope")
+    assert (code, status) == ("NoSuchKey", 404)
+    assert resp["ResponseMetadata"]["HTTPHeaders"].get("x-amz-request-id")
+    _, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="nope")
+    assert status == 404
+    # deleting a missing key succeeds, as in S3
+    t.alice.delete_object(Bucket=bucket, Key="nope")
+
+
+def test_ranges(t, bucket):
+    body = bytes(range(256)) * 40
+    t.alice.put_object(Bucket=bucket, Key="r", Body=body)
+    for spec, want in [
+        ("bytes=0-9", body[0:10]),
+        ("bytes=100-", body[100:]),
+        ("bytes=-17", body[-17:]),
+        ("bytes=10000-20000", body[10000:]),
+    ]:
+        g = t.alice.get_object(Bucket=bucket, Key="r", Range=spec)
+        assert g["Body"].read() == want, spec
+        assert g["ResponseMetadata"]["HTTPStatusCode"] == 206, spec
+        assert g["ContentRange"].endswith(f"/{len(body)}"), spec
+    code, status, _ = error_of(t.alice.get_object, Bucket=bucket, Key="r", Range="bytes=20000-")
+    assert (code, status) == ("InvalidRange", 416)
+
+
+def test_large_object_across_stripes(t, bucket):
+    body = os.urandom(9 * 1024 * 1024 + 4321)
+    t.alice.put_object(Bucket=bucket, Key="big", Body=body)
+    assert t.alice.get_object(Bucket=bucket, Key="big")["Body"].read() == body
+    for first, last in [(4194300, 4194310), (0, 8388608), (8388600, len(body) - 1), (5_000_000, 5_000_000)]:
+        g = t.alice.get_object(Bucket=bucket, Key="big", Range=f"bytes={first}-{last}")
+        assert g["Body"].read() == body[first:last + 1], (first, last)
+    # overwrite with a small object; the old stripes must not leak into reads
+    t.alice.put_object(Bucket=bucket, Key="big", Body=b"small now")
+    assert t.alice.get_object(Bucket=bucket, Key="big")["Body"].read() == b"small now"
+
+
+def test_conditional_get(t, bucket):
+    t.alice.put_object(Bucket=bucket, Key="c", Body=b"conditional")
+    etag = t.alice.head_object(Bucket=bucket, Key="c")["ETag"]
+    past = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+    future = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+    assert t.alice.get_object(Bucket=bucket, Key="c", IfMatch=etag)["Body"].read() == b"conditional"
+    _, status, _ = error_of(t.alice.get_object, Bucket=bucket, Key="c", IfMatch='"0000"')
+    assert status == 412
+    _, status, _ = error_of(t.alice.get_object, Bucket=bucket, Key="c", IfNoneMatch=etag)
+    assert status == 304
+    _, status, _ = error_of(t.alice.get_object, Bucket=bucket, Key="c", IfModifiedSince=future)
+    assert status == 304
+    assert t.alice.get_object(Bucket=bucket, Key="c", IfModifiedSince=past)["Body"].read() == b"conditional"
+    _, status, _ = error_of(t.alice.get_object, Bucket=bucket, Key="c", IfUnmodifiedSince=past)
+    assert status == 412
+
+
+def test_response_overrides(t, bucket):
+    t.alice.put_object(Bucket=bucket, Key="o", Body=b"x", ContentType="text/plain")
+    g = t.alice.get_object(
+        Bucket=bucket,
+        Key="o",
+        ResponseContentType="application/json",
+        ResponseContentDisposition="attachment; filename=o.json",
+        ResponseCacheControl="no-cache",
+    )
+    assert g["ContentType"] == "application/json"
+    assert g["ContentDisposition"] == "attachment; filename=o.json"
+    assert g["CacheControl"] == "no-cache"
+
+
+def test_content_md5(t, bucket):
+    body = b"checked body"
+    good = base64.b64encode(hashlib.md5(body).digest()).decode()
+    t.alice.put_object(Bucket=bucket, Key="m", Body=body, ContentMD5=good)
+    bad = base64.b64encode(hashlib.md5(b"other").digest()).decode()
+    code, status, _ = error_of(t.alice.put_object, Bucket=bucket, Key="m2", Body=body, ContentMD5=bad)
+    assert (code, status) == ("BadDigest", 400)
+    # nothing became visible
+    _, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="m2")
+    assert status == 404
+
+
+def test_delete_objects(t, bucket):
+    keys = [f"del/{i}" for i in range(30)]
+    for k in keys:
+        t.alice.put_object(Bucket=bucket, Key=k, Body=b"x")
+    r = t.alice.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[:10]]})
+    assert sorted(d["Key"] for d in r["Deleted"]) == sorted(keys[:10])
+    r = t.alice.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[10:]], "Quiet": True})
+    assert not r.get("Deleted")
+    assert not r.get("Errors")
+    assert t.alice.list_objects_v2(Bucket=bucket, Prefix="del/")["KeyCount"] == 0
+
+
+def test_object_acl(t, bucket):
+    t.alice.put_object(Bucket=bucket, Key="a", Body=b"x")
+    acl = t.alice.get_object_acl(Bucket=bucket, Key="a")
+    assert [g["Permission"] for g in acl["Grants"]] == ["FULL_CONTROL"]
+    t.alice.put_object_acl(Bucket=bucket, Key="a", ACL="authenticated-read")
+    assert t.bob.get_object(Bucket=bucket, Key="a")["Body"].read() == b"x"
+    acl = t.alice.get_object_acl(Bucket=bucket, Key="a")
+    uris = {g["Grantee"].get("URI") for g in acl["Grants"]}
+    assert "http://acs.amazonaws.com/groups/global/AuthenticatedUsers" in uris

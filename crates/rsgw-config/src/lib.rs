@@ -64,6 +64,9 @@ pub struct S3Config {
     pub stripe_size: u64,
     /// Largest single PUT in bytes (`rgw_max_put_size`). Default 5368709120.
     pub max_put_size: u64,
+    /// Smallest part of a multipart upload, but the last
+    /// (`rgw_multipart_min_part_size`). Default 5242880.
+    pub min_part_size: u64,
     /// How long bucket and access-key lookups are cached, in milliseconds.
     /// Default 5000.
     pub metadata_cache_ttl_ms: u64,
@@ -81,6 +84,7 @@ impl Default for S3Config {
             chunk_size: 4 << 20,
             stripe_size: 4 << 20,
             max_put_size: 5 << 30,
+            min_part_size: 5 << 20,
             metadata_cache_ttl_ms: 5000,
             gc_interval_s: 600,
             gc_min_age_s: 3600,

@@ -54,6 +54,24 @@ pub enum GatewayError {
     /// A request argument is invalid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// The multipart upload does not exist (or belongs to another key).
+    #[error("the specified upload does not exist")]
+    NoSuchUpload,
+    /// A listed part is missing or its ETag differs.
+    #[error("part {0} could not be found or its ETag does not match")]
+    InvalidPart(u32),
+    /// Parts were not listed in ascending order.
+    #[error("the list of parts was not in ascending order")]
+    InvalidPartOrder,
+    /// A part other than the last is below the minimum part size.
+    #[error("your proposed upload is smaller than the minimum allowed size")]
+    EntityTooSmall,
+    /// The request is not allowed as made.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// A request body's XML is not what the operation takes.
+    #[error("malformed XML: {0}")]
+    MalformedXml(String),
     /// No such user (admin operations).
     #[error("user '{0}' does not exist")]
     NoSuchUser(String),

@@ -49,17 +49,25 @@ impl Gateway {
                         report.in_progress += 1;
                         continue;
                     }
-                    let head = layout::head(&entry.bucket_id, &entry.key);
-                    let current = match self.store.read(&head, ReadOp::new().xattrs()).await {
-                        Ok(r) => r.xattrs.unwrap_or_default().get(layout::TAG_XATTR).cloned(),
-                        Err(StoreError::NotFound) => None,
-                        Err(e) => return Err(e.into()),
-                    };
-                    if current.as_deref() == Some(tag.as_bytes()) {
-                        // the write committed; only its log entry was left
-                        self.gc_forget(tag).await?;
-                        report.collected += 1;
-                        continue;
+                    if let Some((upload_id, number)) = &entry.part_of {
+                        if self.part_committed(upload_id, *number, tag).await? {
+                            self.gc_forget(tag).await?;
+                            report.collected += 1;
+                            continue;
+                        }
+                    } else {
+                        let head = layout::head(&entry.bucket_id, &entry.key);
+                        let current = match self.store.read(&head, ReadOp::new().xattrs()).await {
+                            Ok(r) => r.xattrs.unwrap_or_default().get(layout::TAG_XATTR).cloned(),
+                            Err(StoreError::NotFound) => None,
+                            Err(e) => return Err(e.into()),
+                        };
+                        if current.as_deref() == Some(tag.as_bytes()) {
+                            // the write committed; only its log entry was left
+                            self.gc_forget(tag).await?;
+                            report.collected += 1;
+                            continue;
+                        }
                     }
                 }
                 report.stripes_deleted += self

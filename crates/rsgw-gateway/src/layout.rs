@@ -3,7 +3,10 @@
 //! - pool `meta`: namespace `users` (one object per user id: the user as JSON
 //!   data, its buckets as omap keys), `keys` (one object per access key:
 //!   owner and secret), `buckets` (one object per bucket name: the bucket's
-//!   info as JSON), `gc` (one object whose omap lists writes to clean up);
+//!   info as JSON), `uploads` (one object per multipart upload: the future
+//!   object's headers as data, its parts as omap; and per bucket
+//!   `bucket.<bucket id>` listing its uploads), `gc` (one object whose omap
+//!   lists writes to clean up);
 //! - pool `index`: one object per bucket id, omap key = object key, value =
 //!   the listing entry;
 //! - pool `data`: the head of each object `<bucket id>/<key>` (first chunk
@@ -37,6 +40,14 @@ pub(crate) fn bucket(name: &str) -> ObjectId {
 
 pub(crate) fn gc_log() -> ObjectId {
     ObjectId::in_namespace(META, "gc", "log")
+}
+
+pub(crate) fn upload(upload_id: &str) -> ObjectId {
+    ObjectId::in_namespace(META, "uploads", upload_id)
+}
+
+pub(crate) fn upload_index(bucket_id: &str) -> ObjectId {
+    ObjectId::in_namespace(META, "uploads", format!("bucket.{bucket_id}"))
 }
 
 pub(crate) fn index(bucket_id: &str) -> ObjectId {

@@ -13,6 +13,7 @@ mod gc;
 mod ids;
 mod layout;
 mod list;
+mod multipart;
 mod objects;
 mod users;
 
@@ -26,7 +27,11 @@ pub use buckets::BucketInfo;
 pub use error::{GatewayError, GatewayResult};
 pub use gc::GcReport;
 pub use list::{ListEntry, ListParams, ListResult};
-pub use objects::{BodyStream, GetParams, GetResult, ObjectMeta, PutParams, PutResult, RangeSpec};
+pub use multipart::{MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
+pub use objects::{
+    BodyStream, CopyMetadata, GetParams, GetResult, ObjectMeta, PutParams, PutResult, RangeSpec,
+    Tail,
+};
 pub use users::{AccessKey, User};
 
 /// Sizes and limits of the gateway layer.
@@ -38,6 +43,9 @@ pub struct GatewayOptions {
     pub stripe_size: u64,
     /// Largest single PUT (`rgw_max_put_size`).
     pub max_put_size: u64,
+    /// Smallest part of a multipart upload, but the last
+    /// (`rgw_multipart_min_part_size`).
+    pub min_part_size: u64,
     /// How long bucket and key lookups stay cached.
     pub metadata_cache_ttl: Duration,
     /// How old an unfinished write's leftovers must be before the garbage
@@ -51,6 +59,7 @@ impl Default for GatewayOptions {
             chunk_size: 4 << 20,
             stripe_size: 4 << 20,
             max_put_size: 5 << 30,
+            min_part_size: 5 << 20,
             metadata_cache_ttl: Duration::from_secs(5),
             gc_min_age: Duration::from_secs(3600),
         }

@@ -48,14 +48,32 @@ pub struct ObjectMeta {
     pub headers: BTreeMap<String, String>,
     /// `x-amz-meta-*` metadata, names without the prefix.
     pub user_meta: BTreeMap<String, String>,
-    /// Tag of the write that made this version; names its stripes.
+    /// Tag of the write that made this version; the next overwrite is
+    /// guarded by it.
     pub tag: String,
     /// Bytes held by the head object.
     pub head_len: u64,
-    /// Size of each tail stripe.
+    /// The data after the head, in order: one tail for a plain PUT larger
+    /// than a chunk, one per part for a multipart upload.
+    pub tails: Vec<Tail>,
+}
+
+/// A run of data stored as stripes `<bucket id>.<tag>.<n>`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tail {
+    /// Names the stripes.
+    pub tag: String,
+    /// Bytes in this run.
+    pub size: u64,
+    /// Bytes per stripe (the last may hold fewer).
     pub stripe_size: u64,
-    /// Number of tail stripes.
-    pub stripes: u64,
+}
+
+impl Tail {
+    /// Number of stripe objects.
+    pub fn stripes(&self) -> u64 {
+        self.size.div_ceil(self.stripe_size.max(1))
+    }
 }
 
 impl ObjectMeta {
@@ -221,6 +239,10 @@ pub(crate) struct GcEntry {
     /// Known number of stripes (None: count until one is missing).
     pub(crate) stripes: Option<u64>,
     pub(crate) time: f64,
+    /// For a multipart part: its upload and part number (the part is
+    /// committed once the upload records it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) part_of: Option<(String, u32)>,
 }
 
 impl Gateway {
@@ -230,11 +252,11 @@ impl Gateway {
         who.is(&bucket.owner) || who.is(&meta.owner) || meta.acl.grants_read(who)
     }
 
-    fn may_write(who: &Principal, bucket: &BucketInfo) -> bool {
+    pub(crate) fn may_write(who: &Principal, bucket: &BucketInfo) -> bool {
         who.is(&bucket.owner) || bucket.acl.grants_write(who)
     }
 
-    async fn gc_note(&self, tag: &str, entry: &GcEntry) -> GatewayResult<()> {
+    pub(crate) async fn gc_note(&self, tag: &str, entry: &GcEntry) -> GatewayResult<()> {
         let v = Bytes::from(serde_json::to_vec(entry)?);
         self.store
             .write(&layout::gc_log(), WriteOp::new().omap_set([(tag, v)]))
@@ -278,26 +300,33 @@ impl Gateway {
         }
     }
 
-    /// Retires a replaced or deleted version's stripes: logged first, so a
-    /// crash halfway leaves work for the collector, not leaked objects.
-    async fn retire(&self, bucket_id: &str, key: &str, old: &ObjectMeta) -> GatewayResult<()> {
-        if old.stripes == 0 {
-            return Ok(());
-        }
-        self.gc_note(
-            &old.tag,
-            &GcEntry {
-                kind: "replaced".into(),
-                bucket_id: bucket_id.into(),
-                key: key.into(),
-                stripes: Some(old.stripes),
-                time: now_secs(),
-            },
-        )
-        .await?;
-        self.delete_stripes(bucket_id, &old.tag, Some(old.stripes))
+    /// Retires the stripes of a replaced or deleted version (or of parts no
+    /// object took): logged first, so a crash halfway leaves work for the
+    /// collector, not leaked objects.
+    pub(crate) async fn retire(
+        &self,
+        bucket_id: &str,
+        key: &str,
+        tails: &[Tail],
+    ) -> GatewayResult<()> {
+        for tail in tails.iter().filter(|t| t.size > 0) {
+            self.gc_note(
+                &tail.tag,
+                &GcEntry {
+                    kind: "replaced".into(),
+                    bucket_id: bucket_id.into(),
+                    key: key.into(),
+                    stripes: Some(tail.stripes()),
+                    time: now_secs(),
+                    part_of: None,
+                },
+            )
             .await?;
-        self.gc_forget(&old.tag).await
+            self.delete_stripes(bucket_id, &tail.tag, Some(tail.stripes()))
+                .await?;
+            self.gc_forget(&tail.tag).await?;
+        }
+        Ok(())
     }
 
     async fn head_meta(&self, head: &ObjectId) -> GatewayResult<Option<ObjectMeta>> {
@@ -401,8 +430,15 @@ impl Gateway {
             user_meta: params.user_meta.clone(),
             tag: tag.clone(),
             head_len: head.len() as u64,
-            stripe_size: stripe_size as u64,
-            stripes,
+            tails: if stripes > 0 {
+                vec![Tail {
+                    tag: tag.clone(),
+                    size: total - head.len() as u64,
+                    stripe_size: stripe_size as u64,
+                }]
+            } else {
+                Vec::new()
+            },
         };
         let replaced = match self
             .commit_head(&head_id, &params, head.freeze(), &meta)
@@ -425,13 +461,18 @@ impl Gateway {
             self.gc_forget(&tag).await?;
         }
         if let Some(old) = replaced {
-            self.retire(&info.id, key, &old).await?;
+            self.retire(&info.id, key, &old.tails).await?;
         }
         Ok(PutResult { meta })
     }
 
     /// Removes the stripes of a write that will not commit.
-    async fn abort_upload(&self, bucket_id: &str, tag: &str, stripes: u64) -> GatewayResult<()> {
+    pub(crate) async fn abort_upload(
+        &self,
+        bucket_id: &str,
+        tag: &str,
+        stripes: u64,
+    ) -> GatewayResult<()> {
         if stripes > 0 {
             self.delete_stripes(bucket_id, tag, Some(stripes)).await?;
             self.gc_forget(tag).await?;
@@ -456,6 +497,7 @@ impl Gateway {
                     key: key.into(),
                     stripes: None,
                     time: now_secs(),
+                    part_of: None,
                 },
             )
             .await?;
@@ -471,7 +513,7 @@ impl Gateway {
 
     /// Replaces the head atomically, guarded by the tag of the version it
     /// replaces; returns that version's metadata.
-    async fn commit_head(
+    pub(crate) async fn commit_head(
         &self,
         head_id: &ObjectId,
         params: &PutParams,
@@ -558,9 +600,9 @@ impl Gateway {
         })
     }
 
-    /// The head's part, then the overlapping part of each stripe, each
-    /// stripe read only when the consumer gets to it.
-    fn stripe_stream(
+    /// The head's part, then the overlapping part of each stripe of each
+    /// tail, each stripe read only when the consumer gets to it.
+    pub(crate) fn stripe_stream(
         &self,
         bucket_id: &str,
         meta: &ObjectMeta,
@@ -572,27 +614,38 @@ impl Gateway {
             let keep = !matches!(r, Ok(b) if b.is_empty());
             async move { keep }
         });
-        if end <= meta.head_len || meta.stripes == 0 {
+        // (stripe object, offset in it, length) for every stripe overlapping start..end
+        let mut reads = Vec::new();
+        let mut tail_start = meta.head_len;
+        for tail in &meta.tails {
+            let tail_end = tail_start + tail.size;
+            let (from, to) = (start.max(tail_start), end.min(tail_end));
+            if from < to {
+                let (from, to) = (from - tail_start, to - tail_start);
+                let ss = tail.stripe_size.max(1);
+                for n in from / ss..=(to - 1) / ss {
+                    let s_start = n * ss;
+                    let off = from.max(s_start) - s_start;
+                    let len = to.min(s_start + ss) - s_start - off;
+                    reads.push((layout::stripe(bucket_id, &tail.tag, n), off, len));
+                }
+            }
+            tail_start = tail_end;
+        }
+        if reads.is_empty() {
             return Box::pin(first);
         }
         let store = self.store.clone();
-        let (bucket_id, tag) = (bucket_id.to_string(), meta.tag.clone());
-        let (head_len, stripe_size) = (meta.head_len, meta.stripe_size);
-        let from = start.max(head_len) - head_len;
-        let to = end - head_len;
-        let first_stripe = from / stripe_size;
-        let last_stripe = (to - 1) / stripe_size;
-        let rest = futures::stream::iter(first_stripe..=last_stripe).then(move |n| {
+        let rest = futures::stream::iter(reads).then(move |(id, off, len)| {
             let store = store.clone();
-            let id = layout::stripe(&bucket_id, &tag, n);
             async move {
-                let s_start = n * stripe_size;
-                let off = from.max(s_start) - s_start;
-                let len = to.min(s_start + stripe_size) - s_start - off;
                 let r = store.read(&id, ReadOp::new().read(off, len)).await?;
                 let data = r.data.unwrap_or_default();
                 if (data.len() as u64) < len {
-                    return Err(GatewayError::Corrupt(format!("stripe {n} is short")));
+                    return Err(GatewayError::Corrupt(format!(
+                        "stripe {} is short",
+                        id.name
+                    )));
                 }
                 Ok(data)
             }
@@ -633,7 +686,7 @@ impl Gateway {
                 )
                 .await
             {
-                Ok(_) => return self.retire(&info.id, key, &meta).await,
+                Ok(_) => return self.retire(&info.id, key, &meta.tails).await,
                 Err(StoreError::GuardFailed(_) | StoreError::NotFound) => continue,
                 Err(e) => return Err(e.into()),
             }
@@ -768,5 +821,79 @@ mod tests {
             Err(GatewayError::NotModified)
         ));
         assert!(p(&|p| p.if_modified_since = t(10)).is_ok());
+    }
+}
+
+/// How CopyObject treats the destination's metadata.
+#[derive(Debug, Clone)]
+pub enum CopyMetadata {
+    /// Keep the source's headers and `x-amz-meta-*` (COPY).
+    Copy,
+    /// Use these instead (REPLACE).
+    Replace {
+        /// Stored headers.
+        headers: BTreeMap<String, String>,
+        /// `x-amz-meta-*`.
+        user_meta: BTreeMap<String, String>,
+    },
+}
+
+impl Gateway {
+    /// Copies an object (within or across buckets), streaming its data
+    /// through the gateway. `conditions` are the `x-amz-copy-source-if-*`
+    /// checks on the source.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn copy_object(
+        &self,
+        who: &Principal,
+        src_bucket: &str,
+        src_key: &str,
+        dst_bucket: &str,
+        dst_key: &str,
+        metadata: CopyMetadata,
+        acl: CannedAcl,
+        conditions: GetParams,
+    ) -> GatewayResult<PutResult> {
+        if src_bucket == dst_bucket && src_key == dst_key && matches!(metadata, CopyMetadata::Copy)
+        {
+            return Err(GatewayError::InvalidRequest(
+                "This copy request is illegal because it is trying to copy an object to itself \
+                 without changing the object's metadata, storage class, website redirect \
+                 location or encryption attributes."
+                    .into(),
+            ));
+        }
+        let src = self
+            .get_object(
+                who,
+                src_bucket,
+                src_key,
+                GetParams {
+                    range: None,
+                    head_only: false,
+                    ..conditions
+                },
+            )
+            .await
+            .map_err(|e| match e {
+                GatewayError::NotModified => GatewayError::PreconditionFailed,
+                e => e,
+            })?;
+        let (headers, user_meta) = match metadata {
+            CopyMetadata::Copy => (src.meta.headers.clone(), src.meta.user_meta.clone()),
+            CopyMetadata::Replace { headers, user_meta } => (headers, user_meta),
+        };
+        let params = PutParams {
+            headers,
+            user_meta,
+            acl,
+            content_length: Some(src.meta.size),
+            ..Default::default()
+        };
+        let body = src
+            .body
+            .unwrap_or_else(|| Box::pin(futures::stream::empty()));
+        self.put_object(who, dst_bucket, dst_key, params, body)
+            .await
     }
 }

@@ -26,6 +26,12 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
         G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
         G::Store(StoreError::TooLarge { .. }) => S3ErrorCode::EntityTooLarge,
+        G::NoSuchUpload => S3ErrorCode::NoSuchUpload,
+        G::InvalidPart(_) => S3ErrorCode::InvalidPart,
+        G::InvalidPartOrder => S3ErrorCode::InvalidPartOrder,
+        G::EntityTooSmall => S3ErrorCode::EntityTooSmall,
+        G::MalformedXml(_) => S3ErrorCode::MalformedXML,
+        G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
         G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
             S3ErrorCode::InvalidArgument
         }

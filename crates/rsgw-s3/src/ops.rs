@@ -8,7 +8,8 @@ use std::time::SystemTime;
 use base64::Engine;
 use futures::StreamExt;
 use rsgw_gateway::{
-    CannedAcl, Gateway, GatewayError, GetParams, ListParams, Principal, PutParams, RangeSpec,
+    CannedAcl, CopyMetadata, Gateway, GatewayError, GetParams, ListParams, Principal, PutParams,
+    RangeSpec,
 };
 use s3s::dto::*;
 use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
@@ -206,6 +207,42 @@ impl RsgwS3 {
             })
             .collect();
         Ok((res, objects, prefixes))
+    }
+}
+
+/// The headers S3 stores with an object, from a request's typed fields.
+fn stored_headers(
+    fields: [(&str, Option<String>); 5],
+    headers: &http::HeaderMap,
+) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = fields
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_string(), v?)))
+        .collect();
+    if let Some(exp) = headers
+        .get(http::header::EXPIRES)
+        .and_then(|v| v.to_str().ok())
+    {
+        out.insert("expires".into(), exp.to_string());
+    }
+    out
+}
+
+fn decode_md5(b64: Option<&String>) -> S3Result<Option<Vec<u8>>> {
+    b64.map(|b64| {
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .ok()
+            .filter(|d| d.len() == 16)
+            .ok_or_else(|| s3_error!(InvalidDigest, "The Content-MD5 you specified is not valid"))
+    })
+    .transpose()
+}
+
+fn body_stream(body: Option<StreamingBlob>) -> rsgw_gateway::BodyStream {
+    match body {
+        Some(b) => Box::pin(b.map(|r| r.map_err(|e| GatewayError::Body(e.to_string())))),
+        None => Box::pin(futures::stream::empty()),
     }
 }
 
@@ -422,42 +459,21 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<PutObjectOutput>> {
         let who = self.principal(&req).await?;
         let i = req.input;
-        let mut headers = BTreeMap::new();
-        for (name, value) in [
-            ("content-type", i.content_type.clone()),
-            ("content-encoding", i.content_encoding.clone()),
-            ("content-disposition", i.content_disposition.clone()),
-            ("content-language", i.content_language.clone()),
-            ("cache-control", i.cache_control.clone()),
-        ] {
-            if let Some(v) = value {
-                headers.insert(name.to_string(), v);
-            }
-        }
-        if let Some(exp) = req
-            .headers
-            .get(http::header::EXPIRES)
-            .and_then(|v| v.to_str().ok())
-        {
-            headers.insert("expires".into(), exp.to_string());
-        }
-        let content_md5 = match &i.content_md5 {
-            None => None,
-            Some(b64) => Some(
-                base64::engine::general_purpose::STANDARD
-                    .decode(b64)
-                    .ok()
-                    .filter(|d| d.len() == 16)
-                    .ok_or_else(|| {
-                        s3_error!(InvalidDigest, "The Content-MD5 you specified is not valid")
-                    })?,
-            ),
-        };
+        let headers = stored_headers(
+            [
+                ("content-type", i.content_type.clone()),
+                ("content-encoding", i.content_encoding.clone()),
+                ("content-disposition", i.content_disposition.clone()),
+                ("content-language", i.content_language.clone()),
+                ("cache-control", i.cache_control.clone()),
+            ],
+            &req.headers,
+        );
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
             acl: canned(i.acl.as_ref().map(|a| a.as_str()))?,
-            content_md5,
+            content_md5: decode_md5(i.content_md5.as_ref())?,
             content_length: i.content_length.map(|l| l.max(0) as u64),
             if_match: match i.if_match {
                 Some(ETagCondition::Any) => Some("*".into()),
@@ -466,10 +482,7 @@ impl S3 for RsgwS3 {
             },
             if_none_match_any: matches!(i.if_none_match, Some(ETagCondition::Any)),
         };
-        let body: rsgw_gateway::BodyStream = match i.body {
-            Some(b) => Box::pin(b.map(|r| r.map_err(|e| GatewayError::Body(e.to_string())))),
-            None => Box::pin(futures::stream::empty()),
-        };
+        let body = body_stream(i.body);
         let res = self
             .gw
             .put_object(&who, &i.bucket, &i.key, params, body)
@@ -717,5 +730,331 @@ impl S3 for RsgwS3 {
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(PutObjectAclOutput::default()))
+    }
+
+    async fn create_multipart_upload(
+        &self,
+        req: S3Request<CreateMultipartUploadInput>,
+    ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let headers = stored_headers(
+            [
+                ("content-type", i.content_type.clone()),
+                ("content-encoding", i.content_encoding.clone()),
+                ("content-disposition", i.content_disposition.clone()),
+                ("content-language", i.content_language.clone()),
+                ("cache-control", i.cache_control.clone()),
+            ],
+            &req.headers,
+        );
+        let params = PutParams {
+            headers,
+            user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
+            acl: canned(i.acl.as_ref().map(|a| a.as_str()))?,
+            ..Default::default()
+        };
+        let upload_id = self
+            .gw
+            .create_multipart(&who, &i.bucket, &i.key, params)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(CreateMultipartUploadOutput {
+            bucket: Some(i.bucket),
+            key: Some(i.key),
+            upload_id: Some(upload_id),
+            ..Default::default()
+        }))
+    }
+
+    async fn upload_part(
+        &self,
+        req: S3Request<UploadPartInput>,
+    ) -> S3Result<S3Response<UploadPartOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let number = u32::try_from(i.part_number).map_err(|_| {
+            s3_error!(
+                InvalidArgument,
+                "Part number must be an integer between 1 and 10000"
+            )
+        })?;
+        let part = self
+            .gw
+            .upload_part(
+                &who,
+                &i.bucket,
+                &i.key,
+                &i.upload_id,
+                number,
+                i.content_length.map(|l| l.max(0) as u64),
+                decode_md5(i.content_md5.as_ref())?,
+                body_stream(i.body),
+            )
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(UploadPartOutput {
+            e_tag: Some(etag(&part.etag)),
+            ..Default::default()
+        }))
+    }
+
+    async fn complete_multipart_upload(
+        &self,
+        req: S3Request<CompleteMultipartUploadInput>,
+    ) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let parts = i
+            .multipart_upload
+            .and_then(|m| m.parts)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| {
+                let n = p.part_number.and_then(|n| u32::try_from(n).ok());
+                let e = p.e_tag.map(|e| match e {
+                    ETag::Strong(s) | ETag::Weak(s) => s,
+                });
+                n.zip(e).ok_or_else(|| {
+                    s3_error!(MalformedXML, "each part needs a PartNumber and an ETag")
+                })
+            })
+            .collect::<S3Result<Vec<_>>>()?;
+        let res = self
+            .gw
+            .complete_multipart(&who, &i.bucket, &i.key, &i.upload_id, &parts)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(CompleteMultipartUploadOutput {
+            location: Some(format!("/{}/{}", i.bucket, i.key)),
+            bucket: Some(i.bucket),
+            key: Some(i.key),
+            e_tag: Some(etag(&res.meta.etag)),
+            ..Default::default()
+        }))
+    }
+
+    async fn abort_multipart_upload(
+        &self,
+        req: S3Request<AbortMultipartUploadInput>,
+    ) -> S3Result<S3Response<AbortMultipartUploadOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        self.gw
+            .abort_multipart(&who, &i.bucket, &i.key, &i.upload_id)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(AbortMultipartUploadOutput::default()))
+    }
+
+    async fn list_parts(
+        &self,
+        req: S3Request<ListPartsInput>,
+    ) -> S3Result<S3Response<ListPartsOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let max = i.max_parts.unwrap_or(1000).clamp(0, 1000);
+        let marker = i.part_number_marker.unwrap_or(0).max(0) as u32;
+        let (up, parts, truncated) = self
+            .gw
+            .list_parts(&who, &i.bucket, &i.key, &i.upload_id, marker, max as usize)
+            .await
+            .map_err(to_s3)?;
+        let owner = self.owner(&up.owner).await;
+        Ok(S3Response::new(ListPartsOutput {
+            bucket: Some(i.bucket),
+            key: Some(i.key),
+            upload_id: Some(i.upload_id),
+            part_number_marker: Some(marker as i32),
+            next_part_number_marker: parts.last().map(|p| p.number as i32),
+            max_parts: Some(max),
+            is_truncated: Some(truncated),
+            initiator: Some(Initiator {
+                id: owner.id.clone(),
+                display_name: owner.display_name.clone(),
+            }),
+            owner: Some(owner),
+            storage_class: Some(StorageClass::from_static(StorageClass::STANDARD)),
+            parts: Some(
+                parts
+                    .iter()
+                    .map(|p| Part {
+                        part_number: Some(p.number as i32),
+                        e_tag: Some(etag(&p.etag)),
+                        size: Some(p.size as i64),
+                        last_modified: Some(ts(p.mtime)),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            ..Default::default()
+        }))
+    }
+
+    async fn list_multipart_uploads(
+        &self,
+        req: S3Request<ListMultipartUploadsInput>,
+    ) -> S3Result<S3Response<ListMultipartUploadsOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let max = i.max_uploads.unwrap_or(1000).clamp(0, 1000);
+        let list = self
+            .gw
+            .list_multipart_uploads(
+                &who,
+                &i.bucket,
+                i.prefix.as_deref().unwrap_or(""),
+                i.key_marker.as_deref().unwrap_or(""),
+                max as usize,
+            )
+            .await
+            .map_err(to_s3)?;
+        let mut uploads = Vec::with_capacity(list.uploads.len());
+        for u in &list.uploads {
+            let owner = self.owner(&u.owner).await;
+            uploads.push(MultipartUpload {
+                key: Some(u.key.clone()),
+                upload_id: Some(u.upload_id.clone()),
+                initiated: Some(ts(u.initiated)),
+                initiator: Some(Initiator {
+                    id: owner.id.clone(),
+                    display_name: owner.display_name.clone(),
+                }),
+                owner: Some(owner),
+                storage_class: Some(StorageClass::from_static(StorageClass::STANDARD)),
+                ..Default::default()
+            });
+        }
+        Ok(S3Response::new(ListMultipartUploadsOutput {
+            bucket: Some(i.bucket),
+            prefix: i.prefix,
+            key_marker: i.key_marker,
+            upload_id_marker: i.upload_id_marker,
+            max_uploads: Some(max),
+            is_truncated: Some(list.is_truncated),
+            next_key_marker: list.uploads.last().map(|u| u.key.clone()),
+            next_upload_id_marker: list.uploads.last().map(|u| u.upload_id.clone()),
+            uploads: Some(uploads),
+            ..Default::default()
+        }))
+    }
+
+    async fn copy_object(
+        &self,
+        req: S3Request<CopyObjectInput>,
+    ) -> S3Result<S3Response<CopyObjectOutput>> {
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let CopySource::Bucket {
+            bucket: src_bucket,
+            key: src_key,
+            ..
+        } = &i.copy_source
+        else {
+            return Err(s3_error!(
+                NotImplemented,
+                "copy sources other than bucket/key are not supported"
+            ));
+        };
+        let metadata = match i.metadata_directive.as_ref().map(|d| d.as_str()) {
+            None | Some("COPY") => CopyMetadata::Copy,
+            Some("REPLACE") => CopyMetadata::Replace {
+                headers: stored_headers(
+                    [
+                        ("content-type", i.content_type.clone()),
+                        ("content-encoding", i.content_encoding.clone()),
+                        ("content-disposition", i.content_disposition.clone()),
+                        ("content-language", i.content_language.clone()),
+                        ("cache-control", i.cache_control.clone()),
+                    ],
+                    &req.headers,
+                ),
+                user_meta: i.metadata.clone().unwrap_or_default().into_iter().collect(),
+            },
+            Some(other) => {
+                return Err(S3Error::with_message(
+                    S3ErrorCode::InvalidArgument,
+                    format!("Unknown metadata directive '{other}'"),
+                ));
+            }
+        };
+        let conditions = GetParams {
+            if_match: etag_list(i.copy_source_if_match),
+            if_none_match: etag_list(i.copy_source_if_none_match),
+            if_modified_since: i.copy_source_if_modified_since.map(to_system_time),
+            if_unmodified_since: i.copy_source_if_unmodified_since.map(to_system_time),
+            ..Default::default()
+        };
+        let res = self
+            .gw
+            .copy_object(
+                &who,
+                src_bucket,
+                src_key,
+                &i.bucket,
+                &i.key,
+                metadata,
+                canned(i.acl.as_ref().map(|a| a.as_str()))?,
+                conditions,
+            )
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(CopyObjectOutput {
+            copy_object_result: Some(CopyObjectResult {
+                e_tag: Some(etag(&res.meta.etag)),
+                last_modified: Some(ts(res.meta.mtime)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }))
+    }
+
+    async fn list_object_versions(
+        &self,
+        req: S3Request<ListObjectVersionsInput>,
+    ) -> S3Result<S3Response<ListObjectVersionsOutput>> {
+        // Buckets are unversioned: every object is its own only ("null") version.
+        let who = self.principal(&req).await?;
+        let i = req.input;
+        let max = max_keys(i.max_keys);
+        let params = ListParams {
+            prefix: i.prefix.clone().unwrap_or_default(),
+            delimiter: i.delimiter.clone(),
+            start_after: i.key_marker.clone().unwrap_or_default(),
+            max_keys: max as usize,
+        };
+        let enc = Encoder::new(&i.encoding_type)?;
+        let (res, objects, mut prefixes) = self.list(&who, &i.bucket, params, true).await?;
+        enc.listing(&mut [], &mut prefixes);
+        let versions = objects
+            .into_iter()
+            .map(|o| ObjectVersion {
+                key: enc.opt(o.key),
+                e_tag: o.e_tag,
+                size: o.size,
+                last_modified: o.last_modified,
+                owner: o.owner,
+                is_latest: Some(true),
+                version_id: Some("null".into()),
+                storage_class: Some(ObjectVersionStorageClass::from_static(
+                    ObjectVersionStorageClass::STANDARD,
+                )),
+                ..Default::default()
+            })
+            .collect();
+        Ok(S3Response::new(ListObjectVersionsOutput {
+            name: Some(i.bucket),
+            prefix: Some(enc.s(i.prefix.unwrap_or_default())),
+            key_marker: Some(enc.s(i.key_marker.unwrap_or_default())),
+            max_keys: Some(max),
+            is_truncated: Some(res.is_truncated),
+            next_key_marker: enc.opt(res.next_marker.clone()),
+            next_version_id_marker: res.next_marker.as_ref().map(|_| "null".to_string()),
+            versions: Some(versions),
+            common_prefixes: Some(prefixes),
+            delimiter: enc.opt(i.delimiter),
+            encoding_type: i.encoding_type,
+            ..Default::default()
+        }))
     }
 }

@@ -79,6 +79,15 @@ fn with_request_id(body: &Bytes, id: &str) -> Option<Bytes> {
     )))
 }
 
+/// Whether a request announces a body.
+fn request_has_body(h: &http::HeaderMap) -> bool {
+    h.contains_key(http::header::TRANSFER_ENCODING)
+        || h.contains_key(http::header::EXPECT)
+        || h.get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0")
+}
+
 impl RequestIdService {
     pub(crate) fn new(inner: S3Service) -> Self {
         RequestIdService {
@@ -90,6 +99,7 @@ impl RequestIdService {
     /// Serves one request.
     pub async fn call(&self, req: http::Request<Body>) -> http::Response<Body> {
         let id = self.ids.next();
+        let has_body = request_has_body(req.headers());
         let mut resp = match self.inner.call(req).await {
             Ok(r) => r,
             Err(e) => {
@@ -108,6 +118,15 @@ impl RequestIdService {
         }
         if let Ok(v) = http::HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-amz-request-id", v);
+        }
+        // An error may be answered before the body was read, and a client
+        // that sent `Expect: 100-continue` then never sends it: the rest of
+        // the connection would be out of step. Closing it keeps both sides sane.
+        if has_body && resp.status().as_u16() >= 400 {
+            resp.headers_mut().insert(
+                http::header::CONNECTION,
+                http::HeaderValue::from_static("close"),
+            );
         }
         resp
     }

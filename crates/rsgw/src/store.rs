@@ -54,6 +54,7 @@ pub async fn open_gateway(cfg: &Config) -> Result<Gateway, Box<dyn std::error::E
             chunk_size: cfg.s3.chunk_size,
             stripe_size: cfg.s3.stripe_size,
             max_put_size: cfg.s3.max_put_size,
+            min_part_size: cfg.s3.min_part_size,
             metadata_cache_ttl: Duration::from_millis(cfg.s3.metadata_cache_ttl_ms),
             gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
         },

@@ -36,6 +36,9 @@ pub enum GatewayError {
     /// Content-MD5 (or another digest) does not match the body.
     #[error("the Content-MD5 you specified did not match what we received")]
     BadDigest,
+    /// An `x-amz-checksum-*` value does not match the body.
+    #[error("{0}")]
+    BadChecksum(String),
     /// The body is larger than allowed.
     #[error("your proposed upload exceeds the maximum allowed size")]
     EntityTooLarge,

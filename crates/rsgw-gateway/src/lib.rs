@@ -29,8 +29,8 @@ pub use gc::GcReport;
 pub use list::{ListEntry, ListParams, ListResult};
 pub use multipart::{MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
 pub use objects::{
-    BodyStream, CopyMetadata, GetParams, GetResult, ObjectMeta, PutParams, PutResult, RangeSpec,
-    Tail,
+    BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectMeta, PutParams, PutResult,
+    RangeSpec, Tail,
 };
 pub use users::{AccessKey, User};
 

@@ -19,7 +19,9 @@ use crate::acl::{CannedAcl, Principal};
 use crate::buckets::BucketInfo;
 use crate::ids::{now_secs, unique_id};
 use crate::list::IndexEntry;
-use crate::objects::{BodyStream, GcEntry, ObjectMeta, PutParams, PutResult, Tail, validate_key};
+use crate::objects::{
+    BodyCheck, BodyStream, GcEntry, ObjectMeta, PutParams, PutResult, Tail, validate_key,
+};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
 /// S3's limit on part numbers.
@@ -61,6 +63,9 @@ pub struct PartInfo {
     pub mtime: f64,
     /// Where its data is.
     pub tail: Tail,
+    /// Verified checksums sent with the part.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub checksums: BTreeMap<String, String>,
 }
 
 /// A page of ListMultipartUploads.
@@ -170,6 +175,7 @@ impl Gateway {
         number: u32,
         content_length: Option<u64>,
         content_md5: Option<Vec<u8>>,
+        check: Option<BodyCheck>,
         mut body: BodyStream,
     ) -> GatewayResult<PartInfo> {
         if !(1..=MAX_PART_NUMBER).contains(&number) {
@@ -239,8 +245,16 @@ impl Gateway {
             self.abort_upload(&info.id, &tag, stripes).await?;
             return Err(GatewayError::BadDigest);
         }
+        let checksums = match check.map_or(Ok(BTreeMap::new()), |c| c()) {
+            Ok(c) => c,
+            Err(e) => {
+                self.abort_upload(&info.id, &tag, stripes).await?;
+                return Err(e);
+            }
+        };
         let part = PartInfo {
             number,
+            checksums,
             etag: hex::encode(digest),
             size: total,
             mtime: now_secs(),
@@ -382,6 +396,7 @@ impl Gateway {
             tag: unique_id(),
             head_len: 0,
             tails: chosen.iter().map(|p| p.tail.clone()).collect(),
+            checksums: BTreeMap::new(),
         };
         let head_id = layout::head(&info.id, key);
         let replaced = self

@@ -56,6 +56,11 @@ pub struct ObjectMeta {
     /// The data after the head, in order: one tail for a plain PUT larger
     /// than a chunk, one per part for a multipart upload.
     pub tails: Vec<Tail>,
+    /// Verified whole-object checksums sent with the upload
+    /// (`x-amz-checksum-*`), by algorithm name ("crc32", "sha256", ...),
+    /// base64 as S3 shows them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub checksums: BTreeMap<String, String>,
 }
 
 /// A run of data stored as stripes `<bucket id>.<tag>.<n>`.
@@ -83,8 +88,13 @@ impl ObjectMeta {
     }
 }
 
+/// Runs once the whole body has been read and before anything becomes
+/// visible: checks the protocol's own digests of the body (checksum headers
+/// and trailers) and returns those to store with the object.
+pub type BodyCheck = Box<dyn FnOnce() -> GatewayResult<BTreeMap<String, String>> + Send + Sync>;
+
 /// How to store an object.
-#[derive(Debug, Clone, Default)]
+#[derive(Default)]
 pub struct PutParams {
     /// Stored headers (lowercase names).
     pub headers: BTreeMap<String, String>,
@@ -100,6 +110,8 @@ pub struct PutParams {
     pub if_match: Option<String>,
     /// If-None-Match: *: write only if the object does not exist.
     pub if_none_match_any: bool,
+    /// Extra verification of the body before the commit.
+    pub check: Option<BodyCheck>,
 }
 
 /// What a PUT produced.
@@ -343,7 +355,7 @@ impl Gateway {
         who: &Principal,
         bucket: &str,
         key: &str,
-        params: PutParams,
+        mut params: PutParams,
         mut body: BodyStream,
     ) -> GatewayResult<PutResult> {
         validate_key(key)?;
@@ -402,21 +414,27 @@ impl Gateway {
             return Err(e);
         }
         let digest = md5.finalize();
-        let failed = if params.content_length.is_some_and(|l| l != total) {
-            Some(GatewayError::IncompleteBody)
+        let checked = if params.content_length.is_some_and(|l| l != total) {
+            Err(GatewayError::IncompleteBody)
         } else if params
             .content_md5
             .as_ref()
             .is_some_and(|m| m[..] != digest[..])
         {
-            Some(GatewayError::BadDigest)
+            Err(GatewayError::BadDigest)
         } else {
-            None
+            params
+                .check
+                .take()
+                .map_or(Ok(BTreeMap::new()), |check| check())
         };
-        if let Some(e) = failed {
-            self.abort_upload(&info.id, &tag, stripes).await?;
-            return Err(e);
-        }
+        let checksums = match checked {
+            Ok(c) => c,
+            Err(e) => {
+                self.abort_upload(&info.id, &tag, stripes).await?;
+                return Err(e);
+            }
+        };
         let meta = ObjectMeta {
             size: total,
             etag: hex::encode(digest),
@@ -439,6 +457,7 @@ impl Gateway {
             } else {
                 Vec::new()
             },
+            checksums,
         };
         let replaced = match self
             .commit_head(&head_id, &params, head.freeze(), &meta)

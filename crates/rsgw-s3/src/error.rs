@@ -17,7 +17,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::InvalidKey(why) if why.contains("1024") => S3ErrorCode::KeyTooLongError,
         G::InvalidKey(_) | G::InvalidArgument(_) => S3ErrorCode::InvalidArgument,
         G::AccessDenied => S3ErrorCode::AccessDenied,
-        G::BadDigest => S3ErrorCode::BadDigest,
+        G::BadDigest | G::BadChecksum(_) => S3ErrorCode::BadDigest,
         G::EntityTooLarge => S3ErrorCode::EntityTooLarge,
         G::IncompleteBody | G::Body(_) => S3ErrorCode::IncompleteBody,
         G::PreconditionFailed => S3ErrorCode::PreconditionFailed,

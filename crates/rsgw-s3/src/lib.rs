@@ -6,6 +6,7 @@
 //! the [`Gateway`], resolves access keys through it, and gives every response
 //! an `x-amz-request-id` (also in the `RequestId` of error bodies).
 
+mod checksums;
 mod error;
 mod ops;
 mod request_id;

@@ -14,6 +14,7 @@ use rsgw_gateway::{
 use s3s::dto::*;
 use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
+use crate::checksums::{self, Checker};
 use crate::error::to_s3;
 
 /// rsgw's S3 operations.
@@ -79,6 +80,11 @@ impl Encoder {
             p.prefix = self.opt(p.prefix.take());
         }
     }
+}
+
+/// `x-amz-checksum-mode: ENABLED` asks GET and HEAD for stored checksums.
+fn wants_checksums(mode: Option<&ChecksumMode>) -> bool {
+    mode.is_some_and(|m| m.as_str().eq_ignore_ascii_case("ENABLED"))
 }
 
 /// S3 caps max-keys at 1000.
@@ -481,15 +487,43 @@ impl S3 for RsgwS3 {
                 None => None,
             },
             if_none_match_any: matches!(i.if_none_match, Some(ETagCondition::Any)),
+            check: None,
         };
-        let body = body_stream(i.body);
+        let checker = Checker::new(
+            Checksum {
+                checksum_crc32: i.checksum_crc32.clone(),
+                checksum_crc32c: i.checksum_crc32c.clone(),
+                checksum_sha1: i.checksum_sha1.clone(),
+                checksum_sha256: i.checksum_sha256.clone(),
+                checksum_crc64nvme: i.checksum_crc64nvme.clone(),
+                ..Default::default()
+            },
+            i.checksum_algorithm.as_ref(),
+            &req.headers,
+            req.trailing_headers.clone(),
+        )?;
+        let mut params = params;
+        let body = match checker {
+            Some(c) => {
+                let (body, check) = c.wrap(body_stream(i.body));
+                params.check = Some(check);
+                body
+            }
+            None => body_stream(i.body),
+        };
         let res = self
             .gw
             .put_object(&who, &i.bucket, &i.key, params, body)
             .await
             .map_err(to_s3)?;
+        let sums = checksums::stored(&res.meta);
         Ok(S3Response::new(PutObjectOutput {
             e_tag: Some(etag(&res.meta.etag)),
+            checksum_crc32: sums.checksum_crc32,
+            checksum_crc32c: sums.checksum_crc32c,
+            checksum_sha1: sums.checksum_sha1,
+            checksum_sha256: sums.checksum_sha256,
+            checksum_crc64nvme: sums.checksum_crc64nvme,
             ..Default::default()
         }))
     }
@@ -540,6 +574,14 @@ impl S3 for RsgwS3 {
             cache_control: h("cache-control"),
             ..Default::default()
         };
+        if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
+            let c = checksums::stored(m);
+            out.checksum_crc32 = c.checksum_crc32;
+            out.checksum_crc32c = c.checksum_crc32c;
+            out.checksum_sha1 = c.checksum_sha1;
+            out.checksum_sha256 = c.checksum_sha256;
+            out.checksum_crc64nvme = c.checksum_crc64nvme;
+        }
         // response-* query parameters override the stored headers
         if let Some(v) = i.response_content_type {
             out.content_type = Some(v);
@@ -615,6 +657,15 @@ impl S3 for RsgwS3 {
             cache_control: h("cache-control"),
             ..Default::default()
         });
+        if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
+            let c = checksums::stored(m);
+            let out = &mut resp.output;
+            out.checksum_crc32 = c.checksum_crc32;
+            out.checksum_crc32c = c.checksum_crc32c;
+            out.checksum_sha1 = c.checksum_sha1;
+            out.checksum_sha256 = c.checksum_sha256;
+            out.checksum_crc64nvme = c.checksum_crc64nvme;
+        }
         if let Some(exp) = h("expires")
             && let Ok(v) = http::HeaderValue::from_str(&exp)
         {
@@ -773,6 +824,26 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<UploadPartOutput>> {
         let who = self.principal(&req).await?;
         let i = req.input;
+        let checker = Checker::new(
+            Checksum {
+                checksum_crc32: i.checksum_crc32.clone(),
+                checksum_crc32c: i.checksum_crc32c.clone(),
+                checksum_sha1: i.checksum_sha1.clone(),
+                checksum_sha256: i.checksum_sha256.clone(),
+                checksum_crc64nvme: i.checksum_crc64nvme.clone(),
+                ..Default::default()
+            },
+            i.checksum_algorithm.as_ref(),
+            &req.headers,
+            req.trailing_headers.clone(),
+        )?;
+        let (body, check) = match checker {
+            Some(c) => {
+                let (b, k) = c.wrap(body_stream(i.body));
+                (b, Some(k))
+            }
+            None => (body_stream(i.body), None),
+        };
         let number = u32::try_from(i.part_number).map_err(|_| {
             s3_error!(
                 InvalidArgument,
@@ -789,12 +860,19 @@ impl S3 for RsgwS3 {
                 number,
                 i.content_length.map(|l| l.max(0) as u64),
                 decode_md5(i.content_md5.as_ref())?,
-                body_stream(i.body),
+                check,
+                body,
             )
             .await
             .map_err(to_s3)?;
+        let g = |alg: &str| part.checksums.get(alg).cloned();
         Ok(S3Response::new(UploadPartOutput {
             e_tag: Some(etag(&part.etag)),
+            checksum_crc32: g("crc32"),
+            checksum_crc32c: g("crc32c"),
+            checksum_sha1: g("sha1"),
+            checksum_sha256: g("sha256"),
+            checksum_crc64nvme: g("crc64nvme"),
             ..Default::default()
         }))
     }

@@ -147,3 +147,8 @@ def test_object_acl(t, bucket):
     acl = t.alice.get_object_acl(Bucket=bucket, Key="a")
     uris = {g["Grantee"].get("URI") for g in acl["Grants"]}
     assert "http://acs.amazonaws.com/groups/global/AuthenticatedUsers" in uris
+    # the same ACL as a document (what s3cmd setacl sends), onto another object
+    t.alice.put_object(Bucket=bucket, Key="b", Body=b"y")
+    policy = {"Owner": acl["Owner"], "Grants": acl["Grants"]}
+    t.alice.put_object_acl(Bucket=bucket, Key="b", AccessControlPolicy=policy)
+    assert t.bob.get_object(Bucket=bucket, Key="b")["Body"].read() == b"y"

@@ -2,7 +2,7 @@
 //! maps each typed request onto the gateway. Operations not listed here get
 //! s3s' default answer, `501 NotImplemented`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use base64::Engine;
@@ -108,6 +108,71 @@ fn canned(acl: Option<&str>) -> S3Result<CannedAcl> {
                 format!("unsupported canned ACL '{s}'"),
             )
         }),
+    }
+}
+
+/// Reads an ACL document (what `s3cmd setacl` and the SDKs' AccessControlPolicy
+/// send) as the canned ACL it expresses: the owner's FULL_CONTROL plus READ
+/// (and WRITE) for AllUsers, or READ for AuthenticatedUsers. Other grants
+/// are not supported.
+fn canned_from_policy(policy: &AccessControlPolicy) -> S3Result<CannedAcl> {
+    const ALL: &str = "http://acs.amazonaws.com/groups/global/AllUsers";
+    const AUTH: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
+    let mut all = BTreeSet::new();
+    let mut auth = BTreeSet::new();
+    for g in policy.grants.iter().flatten() {
+        let perm = g
+            .permission
+            .as_ref()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default();
+        let grantee = g.grantee.as_ref();
+        match grantee.and_then(|g| g.uri.as_deref()) {
+            Some(ALL) => {
+                all.insert(perm);
+            }
+            Some(AUTH) => {
+                auth.insert(perm);
+            }
+            Some(_) => {
+                return Err(s3_error!(
+                    NotImplemented,
+                    "only canned-ACL grants are supported"
+                ));
+            }
+            None if perm == Permission::FULL_CONTROL => {}
+            None => {
+                return Err(s3_error!(
+                    NotImplemented,
+                    "only canned-ACL grants are supported"
+                ));
+            }
+        }
+    }
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    match (all.is_empty(), auth.is_empty()) {
+        (true, true) => Ok(CannedAcl::Private),
+        (false, true) if all == set(&[Permission::READ]) => Ok(CannedAcl::PublicRead),
+        (false, true) if all == set(&[Permission::READ, Permission::WRITE]) => {
+            Ok(CannedAcl::PublicReadWrite)
+        }
+        (true, false) if auth == set(&[Permission::READ]) => Ok(CannedAcl::AuthenticatedRead),
+        _ => Err(s3_error!(
+            NotImplemented,
+            "only canned-ACL grants are supported"
+        )),
+    }
+}
+
+/// The ACL a Put*Acl request sets: its `x-amz-acl`, or its ACL document.
+fn requested_acl(
+    canned_header: Option<&str>,
+    policy: Option<&AccessControlPolicy>,
+) -> S3Result<CannedAcl> {
+    match (canned_header, policy) {
+        (Some(h), _) => canned(Some(h)),
+        (None, Some(p)) => canned_from_policy(p),
+        (None, None) => Err(s3_error!(MalformedACLError, "no ACL given")),
     }
 }
 
@@ -352,13 +417,10 @@ impl S3 for RsgwS3 {
         req: S3Request<PutBucketAclInput>,
     ) -> S3Result<S3Response<PutBucketAclOutput>> {
         let who = self.principal(&req).await?;
-        if req.input.access_control_policy.is_some() && req.input.acl.is_none() {
-            return Err(s3_error!(
-                NotImplemented,
-                "only canned ACLs (x-amz-acl) are supported"
-            ));
-        }
-        let acl = canned(req.input.acl.as_ref().map(|a| a.as_str()))?;
+        let acl = requested_acl(
+            req.input.acl.as_ref().map(|a| a.as_str()),
+            req.input.access_control_policy.as_ref(),
+        )?;
         self.gw
             .set_bucket_acl(&who, &req.input.bucket, acl)
             .await
@@ -769,13 +831,10 @@ impl S3 for RsgwS3 {
         req: S3Request<PutObjectAclInput>,
     ) -> S3Result<S3Response<PutObjectAclOutput>> {
         let who = self.principal(&req).await?;
-        if req.input.access_control_policy.is_some() && req.input.acl.is_none() {
-            return Err(s3_error!(
-                NotImplemented,
-                "only canned ACLs (x-amz-acl) are supported"
-            ));
-        }
-        let acl = canned(req.input.acl.as_ref().map(|a| a.as_str()))?;
+        let acl = requested_acl(
+            req.input.acl.as_ref().map(|a| a.as_str()),
+            req.input.access_control_policy.as_ref(),
+        )?;
         self.gw
             .set_object_acl(&who, &req.input.bucket, &req.input.key, acl)
             .await

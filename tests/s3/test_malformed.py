@@ -1,0 +1,175 @@
+"""Malformed and hostile input: each request gets the right S3 error (XML
+body with a request id), never a panic, a reset connection, a hang, or a
+partial object. These requests are hand-made on purpose: real clients
+would not send them. Run against rsgw only, except where radosgw's answer
+is the reference."""
+import datetime
+import hashlib
+import http.client
+import os
+import socket
+import time
+import urllib.parse
+import uuid
+
+import botocore.auth
+import botocore.awsrequest
+import botocore.credentials
+import pytest
+
+from helpers import error_of
+
+
+def send(t, method, path, body=b"", headers=None, sign=True, timeout=10):
+    """One request on a fresh connection: (status, headers, body)."""
+    url = t.endpoint + path
+    headers = dict(headers or {})
+    if sign:
+        req = botocore.awsrequest.AWSRequest(method=method, url=url, data=body, headers=headers)
+        creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+        botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+        headers = dict(req.headers.items())
+    host = urllib.parse.urlparse(t.endpoint)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=timeout)
+    conn.request(method, path, body=body, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+def assert_s3_error(status, headers, body, want_status, want_code=None):
+    assert status == want_status, (status, body[:300])
+    assert headers.get("x-amz-request-id"), headers
+    if want_code:
+        assert f"<Code>{want_code}</Code>".encode() in body, body[:300]
+        assert b"<RequestId>" in body
+
+
+def test_bad_xml_bodies(t, bucket, rsgw_only):
+    for body in [b"<Delete><Object><Key>a</Key>", b"not xml at all", b"<Delete></Wrong>"]:
+        st, h, b = send(t, "POST", f"/{bucket}?delete", body)
+        assert_s3_error(st, h, b, 400)
+        assert b"<Code>MalformedXML</Code>" in b or b"<Code>InvalidRequest</Code>" in b or b"<Code>MissingContentMD5</Code>" in b, b
+    uid = t.alice.create_multipart_upload(Bucket=bucket, Key="x")["UploadId"]
+    st, h, b = send(t, "POST", f"/{bucket}/x?uploadId={uid}", b"<CompleteMultipartUpload><Part>")
+    assert_s3_error(st, h, b, 400, "MalformedXML")
+    st, h, b = send(t, "PUT", f"/{bucket}?acl", b"<AccessControlPolicy><broken")
+    assert_s3_error(st, h, b, 400)
+
+
+def test_bad_ranges(t, bucket, rsgw_only):
+    t.alice.put_object(Bucket=bucket, Key="r", Body=b"0123456789")
+    for rng in ["bytes=20-30", "bytes=10-"]:
+        st, h, b = send(t, "GET", f"/{bucket}/r", headers={"Range": rng})
+        assert_s3_error(st, h, b, 416, "InvalidRange")
+    # syntactically broken ranges are ignored, as HTTP says: the whole object
+    for rng in ["bytes=abc", "pages=1-2", "bytes=5-2"]:
+        st, h, b = send(t, "GET", f"/{bucket}/r", headers={"Range": rng})
+        assert st in (200, 206, 400, 416), (rng, st)
+        assert h.get("x-amz-request-id")
+
+
+def test_expired_and_skewed_signatures(t, bucket, rsgw_only):
+    # a SigV4 header signature dated 20 minutes ago: RequestTimeTooSkewed
+    real = botocore.auth.get_current_datetime
+    try:
+        botocore.auth.get_current_datetime = lambda: real() - datetime.timedelta(minutes=20)
+        req = botocore.awsrequest.AWSRequest(method="GET", url=f"{t.endpoint}/{bucket}")
+        creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+        botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+    finally:
+        botocore.auth.get_current_datetime = real
+    st, h, b = send(t, "GET", f"/{bucket}", headers=dict(req.headers.items()), sign=False)
+    assert_s3_error(st, h, b, 403, "RequestTimeTooSkewed")
+    # garbage in the Authorization header
+    st, h, b = send(t, "GET", f"/{bucket}", headers={"Authorization": "AWS4-HMAC-SHA256 nonsense"}, sign=False)
+    assert st in (400, 403), st
+    assert h.get("x-amz-request-id")
+
+
+def test_truncated_body_leaves_nothing(t, bucket, rsgw_only):
+    host = urllib.parse.urlparse(t.endpoint)
+    for size in [1000, 6 * 1024 * 1024]:
+        key = f"trunc-{size}"
+        url = f"{t.endpoint}/{bucket}/{key}"
+        req = botocore.awsrequest.AWSRequest(method="PUT", url=url, headers={
+            "Content-Length": str(size * 2), "x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
+        creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+        botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+        s = socket.create_connection((host.hostname, host.port), timeout=10)
+        head = f"PUT /{bucket}/{key} HTTP/1.1\r\nHost: {host.netloc}\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
+        s.sendall(head.encode() + os.urandom(size))
+        s.shutdown(socket.SHUT_WR)
+        try:
+            s.recv(4096)
+        except OSError:
+            pass
+        s.close()
+        time.sleep(0.5)
+        _, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key=key)
+        assert status == 404, f"a truncated upload of {size} bytes became visible"
+    # and the gateway still serves
+    t.alice.put_object(Bucket=bucket, Key="after", Body=b"ok")
+
+
+def test_huge_declared_length(t, bucket, rsgw_only):
+    st, h, b = send(t, "PUT", f"/{bucket}/huge", b"", {"Content-Length": "0", "x-amz-decoded-content-length": "1"},)
+    assert st in (200, 400, 411), st
+    host = urllib.parse.urlparse(t.endpoint)
+    req = botocore.awsrequest.AWSRequest(method="PUT", url=f"{t.endpoint}/{bucket}/huge", headers={
+        "Content-Length": str(6 * 1024 ** 3), "x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
+    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+    botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+    s = socket.create_connection((host.hostname, host.port), timeout=10)
+    head = f"PUT /{bucket}/huge HTTP/1.1\r\nHost: {host.netloc}\r\n" + "".join(
+        f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
+    s.sendall(head.encode())
+    resp = s.recv(4096)
+    s.close()
+    assert resp.startswith(b"HTTP/1.1 400"), resp[:200]
+    assert b"EntityTooLarge" in resp
+
+
+@pytest.mark.parametrize("key", ["a/../b", "a//b", "../../etc/passwd", "tab\there", "nl\nhere", "del\x7f", "é/ü/汉字", " lead", "trail "])
+def test_odd_keys_round_trip(t, bucket, key):
+    t.alice.put_object(Bucket=bucket, Key=key, Body=key.encode())
+    assert t.alice.get_object(Bucket=bucket, Key=key)["Body"].read() == key.encode()
+    keys = [o["Key"] for o in t.alice.list_objects_v2(Bucket=bucket)["Contents"]]
+    assert key in keys
+
+
+def test_invalid_utf8_and_nul_in_keys(t, bucket, rsgw_only):
+    for raw in ["%FF%FE", "a%00b", "%C3%28"]:
+        st, h, b = send(t, "PUT", f"/{bucket}/{raw}", b"data")
+        assert st == 400, (raw, st, b[:200])
+        assert h.get("x-amz-request-id")
+    listed = t.alice.list_objects_v2(Bucket=bucket).get("Contents", [])
+    assert listed == []
+
+
+def test_long_key(t, bucket, rsgw_only):
+    code, status, _ = error_of(t.alice.put_object, Bucket=bucket, Key="k" * 1025, Body=b"x")
+    assert (code, status) == ("KeyTooLongError", 400)
+
+
+def test_unsupported_apis_answer_promptly(t, bucket, rsgw_only):
+    started = time.monotonic()
+    for method, path in [("GET", f"/{bucket}?tagging"), ("PUT", f"/{bucket}?versioning"),
+                         ("GET", f"/{bucket}?lifecycle"), ("GET", f"/{bucket}?policy"),
+                         ("POST", "/?Action=AssumeRole")]:
+        st, h, b = send(t, method, path, b"" if method == "GET" else b"<x/>")
+        assert st in (400, 403, 404, 405, 501), (path, st, b[:200])
+        assert h.get("x-amz-request-id")
+    assert time.monotonic() - started < 5
+
+
+def test_gateway_survived(t):
+    """Runs last in this module: the gateway still answers normally."""
+    name = f"alive-{uuid.uuid4().hex[:12]}"
+    t.alice.create_bucket(Bucket=name)
+    t.alice.put_object(Bucket=name, Key="k", Body=b"v")
+    assert hashlib.md5(t.alice.get_object(Bucket=name, Key="k")["Body"].read()).hexdigest() == hashlib.md5(b"v").hexdigest()
+    t.alice.delete_object(Bucket=name, Key="k")
+    t.alice.delete_bucket(Bucket=name)

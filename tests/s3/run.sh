@@ -31,16 +31,18 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 start_rsgw() { # name backend-toml-lines
   local name=$1 cfg=$work/$1.toml p
   p=$(port)
-  printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\n%s\n' "$p" "$2" >"$cfg"
+  printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\n[s3]\ndns_names = ["s3.test"]\n%s\n' "$p" "$2" >"$cfg"
   "$RSGW" admin -c "$cfg" user create --uid alice --display-name Alice --access-key $ALICE_AK --secret-key $ALICE_SK >/dev/null
   "$RSGW" admin -c "$cfg" user create --uid bob --display-name Bob --access-key $BOB_AK --secret-key $BOB_SK >/dev/null
   "$RSGW" serve -c "$cfg" 2>"$work/$name.log" &
   pids+=($!)
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.1; done
   targets+="$name=http://127.0.0.1:$p,"
+  configs+="$name=$cfg,"
 }
 
 targets=""
+configs=""
 prefix=s3t$RANDOM
 start_rsgw rsgw-local "[store]
 path = \"$work/local-data\""
@@ -50,7 +52,7 @@ ceph_conf = \"$CEPH_CONF\"
 pool_prefix = \"$prefix\""
 
 rgw_port=$(port)
-RGW_PORT=$rgw_port RGW_THREADS=64 "$here/../../scripts/ceph-micro" rgw >/dev/null
+RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test "$here/../../scripts/ceph-micro" rgw >/dev/null
 rgw_user() { # uid name access secret
   radosgw-admin user info --uid="$1" >/dev/null 2>&1 ||
     radosgw-admin user create --uid="$1" --display-name="$2" --access-key="$3" --secret-key="$4" >/dev/null
@@ -59,7 +61,7 @@ rgw_user alice Alice $ALICE_AK $ALICE_SK
 rgw_user bob Bob $BOB_AK $BOB_SK
 targets+="radosgw=http://127.0.0.1:$rgw_port"
 
-export S3_TARGETS=$targets ALICE_AK ALICE_SK BOB_AK BOB_SK
+export S3_TARGETS=$targets RSGW_CONFIGS=$configs RSGW_BIN=$RSGW ALICE_AK ALICE_SK BOB_AK BOB_SK
 echo "targets: $S3_TARGETS"
 cd "$here"
 python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}"

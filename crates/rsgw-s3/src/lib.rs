@@ -13,7 +13,7 @@ mod request_id;
 
 use rsgw_gateway::Gateway;
 use s3s::auth::{S3Auth, SecretKey};
-use s3s::host::MultiDomain;
+use s3s::host::{S3Host, VirtualHost};
 use s3s::service::S3ServiceBuilder;
 use s3s::{S3Result, s3_error};
 
@@ -45,6 +45,33 @@ impl s3s::access::S3Access for AclDecidesLater {
     }
 }
 
+/// Virtual-hosted-style addressing for the configured DNS names, like
+/// radosgw's `rgw_dns_name`: `bucket.<name>[:port]` names a bucket,
+/// `<name>[:port]` and any other host (an IP address, say) are path-style.
+struct DnsNames(Vec<String>);
+
+impl S3Host for DnsNames {
+    fn parse_host_header<'a>(&'a self, host: &'a str) -> S3Result<VirtualHost<'a>> {
+        let name = match host.rsplit_once(':') {
+            Some((h, port)) if !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => h,
+            _ => host,
+        };
+        for base in &self.0 {
+            if name.eq_ignore_ascii_case(base) {
+                return Ok(VirtualHost::new(name));
+            }
+            if name.len() > base.len() + 1
+                && name[name.len() - base.len()..].eq_ignore_ascii_case(base)
+                && name.as_bytes()[name.len() - base.len() - 1] == b'.'
+            {
+                let bucket = &name[..name.len() - base.len() - 1];
+                return Ok(VirtualHost::new(name).with_bucket(bucket));
+            }
+        }
+        Ok(VirtualHost::new(name))
+    }
+}
+
 /// Builds the S3 HTTP service on a gateway. `dns_names` enables
 /// virtual-hosted-style addressing (`bucket.<name>`), like `rgw_dns_name`.
 pub fn service(gw: Gateway, dns_names: &[String]) -> Result<S3HttpService, String> {
@@ -52,8 +79,34 @@ pub fn service(gw: Gateway, dns_names: &[String]) -> Result<S3HttpService, Strin
     b.set_auth(GatewayAuth(gw));
     b.set_access(AclDecidesLater);
     if !dns_names.is_empty() {
-        let names: Vec<&str> = dns_names.iter().map(String::as_str).collect();
-        b.set_host(MultiDomain::new(&names).map_err(|e| format!("invalid DNS name: {e}"))?);
+        if let Some(bad) = dns_names
+            .iter()
+            .find(|n| n.is_empty() || n.contains([':', '/']) || n.starts_with('.'))
+        {
+            return Err(format!("invalid DNS name in s3.dns_names: '{bad}'"));
+        }
+        b.set_host(DnsNames(dns_names.to_vec()));
     }
     Ok(RequestIdService::new(b.build()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_names_pick_bucket_or_path_style() {
+        let h = DnsNames(vec!["s3.test".into()]);
+        let bucket = |host: &str| {
+            h.parse_host_header(host)
+                .map(|v| v.bucket().map(str::to_string))
+                .ok()
+                .flatten()
+        };
+        assert_eq!(bucket("photos.s3.test:7480").as_deref(), Some("photos"));
+        assert_eq!(bucket("a.b.s3.test").as_deref(), Some("a.b"));
+        assert_eq!(bucket("s3.test:7480"), None);
+        assert_eq!(bucket("127.0.0.1:7480"), None);
+        assert_eq!(bucket("xs3.test"), None);
+    }
 }

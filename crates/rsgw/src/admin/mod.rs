@@ -21,6 +21,13 @@ pub enum AdminCommand {
     /// Inspect buckets.
     #[command(subcommand)]
     Bucket(users::BucketCommand),
+    /// List the raw store objects of one of rsgw's pools (meta, index, data),
+    /// as `<namespace>/<name>` (the default namespace prints as `/<name>`).
+    Objects {
+        /// Pool short name: meta, index or data.
+        #[arg(long)]
+        pool: String,
+    },
     /// Garbage collection of what interrupted or replaced writes left behind.
     #[command(subcommand)]
     Gc(users::GcCommand),
@@ -38,5 +45,25 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
         AdminCommand::Key(c) => users::run_key(&cfg, c),
         AdminCommand::Bucket(c) => users::run_bucket(&cfg, c),
         AdminCommand::Gc(c) => users::run_gc(&cfg, c),
+        AdminCommand::Objects { pool } => list_objects(&cfg, &pool),
     }
+}
+
+fn list_objects(cfg: &Config, pool: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let store = crate::store::open(&cfg.store)?;
+    let mut lister = store.list_objects_blocking(pool, rsgw_store::NamespaceFilter::All)?;
+    let mut names = Vec::new();
+    loop {
+        let page = lister.next_page_blocking(1000)?;
+        if page.is_empty() {
+            break;
+        }
+        names.extend(
+            page.into_iter()
+                .map(|e| format!("{}/{}", e.namespace, e.name)),
+        );
+    }
+    names.sort();
+    println!("{}", serde_json::to_string_pretty(&names)?);
+    Ok(())
 }

@@ -99,12 +99,17 @@ pub struct FrontendConfig {
     /// Addresses to listen on, `host:port` each (several allowed).
     /// Default `["127.0.0.1:7480"]`, radosgw's port.
     pub endpoints: Vec<String>,
+    /// Largest request header section in bytes (names and values), like
+    /// Beast's `max_header_size`; larger ones get `400
+    /// RequestHeaderSectionTooLarge`. Default 16384, at most 1048576.
+    pub max_header_size: usize,
 }
 
 impl Default for FrontendConfig {
     fn default() -> Self {
         FrontendConfig {
             endpoints: vec!["127.0.0.1:7480".into()],
+            max_header_size: 16384,
         }
     }
 }
@@ -210,6 +215,12 @@ impl Config {
                     message: format!("'{ep}' is not an address like 127.0.0.1:7480 or [::1]:7480"),
                 });
             }
+        }
+        if !(1024..=1 << 20).contains(&self.frontend.max_header_size) {
+            return Err(ConfigError::Value {
+                key: "frontend.max_header_size",
+                message: "must be between 1024 and 1048576".into(),
+            });
         }
         let s3 = &self.s3;
         for (key, v) in [

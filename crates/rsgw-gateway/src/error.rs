@@ -87,6 +87,12 @@ pub enum GatewayError {
     /// The user still owns buckets (admin operations).
     #[error("user '{0}' still owns buckets")]
     UserHasBuckets(String),
+    /// A chunk signature of a signed streaming body did not verify.
+    #[error("the request signature we calculated does not match the signature you provided")]
+    BodySignatureMismatch,
+    /// The body does not hash to its declared `x-amz-content-sha256`.
+    #[error("the provided 'x-amz-content-sha256' header does not match what was computed")]
+    ContentSha256Mismatch,
     /// Reading the request body failed.
     #[error("reading the request body failed: {0}")]
     Body(String),

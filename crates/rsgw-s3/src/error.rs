@@ -20,6 +20,15 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::BadDigest | G::BadChecksum(_) => S3ErrorCode::BadDigest,
         G::EntityTooLarge => S3ErrorCode::EntityTooLarge,
         G::IncompleteBody | G::Body(_) => S3ErrorCode::IncompleteBody,
+        G::BodySignatureMismatch => S3ErrorCode::SignatureDoesNotMatch,
+        G::ContentSha256Mismatch => {
+            let mut err = S3Error::with_message(
+                S3ErrorCode::Custom("XAmzContentSHA256Mismatch".into()),
+                e.to_string(),
+            );
+            err.set_status_code(http::StatusCode::BAD_REQUEST);
+            return err;
+        }
         G::PreconditionFailed => S3ErrorCode::PreconditionFailed,
         G::NotModified => S3ErrorCode::NotModified,
         G::InvalidRange => S3ErrorCode::InvalidRange,
@@ -42,4 +51,17 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         return S3Error::with_message(code, "We encountered an internal error. Please try again.");
     }
     S3Error::with_message(code, e.to_string())
+}
+
+/// Classifies an error from s3s' body decoders (aws-chunked signatures,
+/// single-chunk payload hashes) so the client gets the S3 code it expects.
+pub(crate) fn body_error(e: &(dyn std::error::Error + Send + Sync)) -> GatewayError {
+    let text = e.to_string();
+    if text.contains("SignatureMismatch") {
+        GatewayError::BodySignatureMismatch
+    } else if text.contains("Sha256Mismatch") {
+        GatewayError::ContentSha256Mismatch
+    } else {
+        GatewayError::Body(text)
+    }
 }

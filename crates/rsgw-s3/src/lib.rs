@@ -74,7 +74,12 @@ impl S3Host for DnsNames {
 
 /// Builds the S3 HTTP service on a gateway. `dns_names` enables
 /// virtual-hosted-style addressing (`bucket.<name>`), like `rgw_dns_name`.
-pub fn service(gw: Gateway, dns_names: &[String]) -> Result<S3HttpService, String> {
+/// `max_header_size` bounds the request header section (Beast's option).
+pub fn service(
+    gw: Gateway,
+    dns_names: &[String],
+    max_header_size: usize,
+) -> Result<S3HttpService, String> {
     let mut b = S3ServiceBuilder::new(RsgwS3 { gw: gw.clone() });
     b.set_auth(GatewayAuth(gw));
     b.set_access(AclDecidesLater);
@@ -87,7 +92,7 @@ pub fn service(gw: Gateway, dns_names: &[String]) -> Result<S3HttpService, Strin
         }
         b.set_host(DnsNames(dns_names.to_vec()));
     }
-    Ok(RequestIdService::new(b.build()))
+    Ok(RequestIdService::new(b.build(), max_header_size))
 }
 
 #[cfg(test)]

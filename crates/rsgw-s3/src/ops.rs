@@ -8,8 +8,7 @@ use std::time::SystemTime;
 use base64::Engine;
 use futures::StreamExt;
 use rsgw_gateway::{
-    CannedAcl, CopyMetadata, Gateway, GatewayError, GetParams, ListParams, Principal, PutParams,
-    RangeSpec,
+    CannedAcl, CopyMetadata, Gateway, GetParams, ListParams, Principal, PutParams, RangeSpec,
 };
 use s3s::dto::*;
 use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
@@ -312,7 +311,7 @@ fn decode_md5(b64: Option<&String>) -> S3Result<Option<Vec<u8>>> {
 
 fn body_stream(body: Option<StreamingBlob>) -> rsgw_gateway::BodyStream {
     match body {
-        Some(b) => Box::pin(b.map(|r| r.map_err(|e| GatewayError::Body(e.to_string())))),
+        Some(b) => Box::pin(b.map(|r| r.map_err(|e| crate::error::body_error(e.as_ref())))),
         None => Box::pin(futures::stream::empty()),
     }
 }

@@ -48,16 +48,21 @@ pub type S3HttpService = RequestIdService;
 pub struct RequestIdService {
     inner: S3Service,
     ids: Arc<RequestIds>,
+    max_header_size: usize,
 }
 
-fn internal_error(id: &str) -> http::Response<Body> {
+fn error_response(
+    status: http::StatusCode,
+    code: &str,
+    message: &str,
+    id: &str,
+) -> http::Response<Body> {
     let body = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError</Code>\
-         <Message>We encountered an internal error. Please try again.</Message>\
-         <RequestId>{id}</RequestId></Error>"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{code}</Code>\
+         <Message>{message}</Message><RequestId>{id}</RequestId></Error>"
     );
     let mut resp = http::Response::new(Body::from(body));
-    *resp.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+    *resp.status_mut() = status;
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/xml"),
@@ -89,10 +94,11 @@ fn request_has_body(h: &http::HeaderMap) -> bool {
 }
 
 impl RequestIdService {
-    pub(crate) fn new(inner: S3Service) -> Self {
+    pub(crate) fn new(inner: S3Service, max_header_size: usize) -> Self {
         RequestIdService {
             inner,
             ids: Arc::new(RequestIds::new()),
+            max_header_size,
         }
     }
 
@@ -100,11 +106,33 @@ impl RequestIdService {
     pub async fn call(&self, req: http::Request<Body>) -> http::Response<Body> {
         let id = self.ids.next();
         let has_body = request_has_body(req.headers());
-        let mut resp = match self.inner.call(req).await {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::error!(request_id = %id, error = ?e, "request failed inside s3s");
-                internal_error(&id)
+        let header_bytes: usize = req
+            .headers()
+            .iter()
+            .map(|(k, v)| k.as_str().len() + v.len() + 4)
+            .sum();
+        let mut resp = if header_bytes > self.max_header_size {
+            error_response(
+                http::StatusCode::BAD_REQUEST,
+                "RequestHeaderSectionTooLarge",
+                &format!(
+                    "Your request header section exceeds the maximum allowed size ({} bytes).",
+                    self.max_header_size
+                ),
+                &id,
+            )
+        } else {
+            match self.inner.call(req).await {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::error!(request_id = %id, error = ?e, "request failed inside s3s");
+                    error_response(
+                        http::StatusCode::INTERNAL_SERVER_ERROR,
+                        "InternalError",
+                        "We encountered an internal error. Please try again.",
+                        &id,
+                    )
+                }
             }
         };
         if resp.status().as_u16() >= 400

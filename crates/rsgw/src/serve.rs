@@ -12,6 +12,9 @@ use rsgw_s3::S3HttpService;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+/// hyper's read buffer limit: the largest `frontend.max_header_size` plus room.
+const HYPER_MAX_BUF: usize = (1 << 20) + 64 * 1024;
+
 /// How long in-flight requests may finish after SIGTERM.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -36,7 +39,11 @@ async fn accept_loop(
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
         }
-        let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service.clone());
+        // hyper's own limit sits above max_header_size, so oversized headers
+        // reach the service and get an S3 error; beyond it hyper answers 431
+        let conn = http1::Builder::new()
+            .max_buf_size(HYPER_MAX_BUF)
+            .serve_connection(TokioIo::new(stream), service.clone());
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             if let Err(e) = conn.await {
@@ -66,7 +73,8 @@ pub fn run(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     rt.block_on(async {
         let gw = crate::store::open_gateway(&cfg).await?;
-        let service = rsgw_s3::service(gw.clone(), &cfg.s3.dns_names)?;
+        let service =
+            rsgw_s3::service(gw.clone(), &cfg.s3.dns_names, cfg.frontend.max_header_size)?;
         let graceful = std::sync::Arc::new(GracefulShutdown::new());
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut loops = Vec::new();

@@ -45,17 +45,14 @@ class Target:
 
     def client(self, access, secret, **config):
         config.setdefault("signature_version", "s3v4")
+        config.setdefault("retries", {"max_attempts": 1, "mode": "standard"})
         return boto3.client(
             "s3",
             endpoint_url=self.endpoint,
             aws_access_key_id=access,
             aws_secret_access_key=secret,
             region_name="us-east-1",
-            config=botocore.config.Config(
-                retries={"max_attempts": 1, "mode": "standard"},
-                s3={"addressing_style": "path"},
-                **config,
-            ),
+            config=botocore.config.Config(s3={"addressing_style": "path"}, **config),
         )
 
 

@@ -21,3 +21,22 @@ def anonymous_get(url):
             return r.status, r.read(), dict(r.headers)
     except urllib.error.HTTPError as e:
         return e.code, e.read(), dict(e.headers)
+
+
+def signed_headers(endpoint, method, path, headers=None, payload="UNSIGNED-PAYLOAD"):
+    """SigV4 headers for a hand-made request whose body the caller sends
+    itself; `payload` is what x-amz-content-sha256 declares."""
+    import os
+
+    import botocore.auth
+    import botocore.awsrequest
+    import botocore.credentials
+
+    class Auth(botocore.auth.S3SigV4Auth):
+        def payload(self, request):
+            return payload
+
+    req = botocore.awsrequest.AWSRequest(method=method, url=f"{endpoint}{path}", headers=dict(headers or {}))
+    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+    Auth(creds, "s3", "us-east-1").add_auth(req)
+    return dict(req.headers.items())

@@ -10,13 +10,10 @@ import urllib.parse
 import uuid
 
 import boto3
-import botocore.auth
-import botocore.awsrequest
 import botocore.config
-import botocore.credentials
 import pytest
 
-from helpers import error_of
+from helpers import error_of, signed_headers
 
 MiB = 1024 * 1024
 
@@ -74,13 +71,10 @@ def stripes_of(cfg, bucket_id):
 def start_put(t, bucket, key, declared, send):
     """Starts a signed PUT declaring `declared` bytes and sends `send` of them."""
     host = urllib.parse.urlparse(t.endpoint)
-    req = botocore.awsrequest.AWSRequest(method="PUT", url=f"{t.endpoint}/{bucket}/{key}", headers={
-        "Content-Length": str(declared), "x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-    botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+    signed = signed_headers(t.endpoint, "PUT", f"/{bucket}/{key}", {"Content-Length": str(declared)})
     s = socket.create_connection((host.hostname, host.port), timeout=20)
     head = f"PUT /{bucket}/{key} HTTP/1.1\r\nHost: {host.netloc}\r\n" + "".join(
-        f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
+        f"{k}: {v}\r\n" for k, v in signed.items()) + "\r\n"
     s.sendall(head.encode() + os.urandom(send))
     return s
 

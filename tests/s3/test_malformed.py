@@ -17,7 +17,7 @@ import botocore.awsrequest
 import botocore.credentials
 import pytest
 
-from helpers import error_of
+from helpers import error_of, signed_headers
 
 
 def send(t, method, path, body=b"", headers=None, sign=True, timeout=10):
@@ -92,14 +92,10 @@ def test_truncated_body_leaves_nothing(t, bucket, rsgw_only):
     host = urllib.parse.urlparse(t.endpoint)
     for size in [1000, 6 * 1024 * 1024]:
         key = f"trunc-{size}"
-        url = f"{t.endpoint}/{bucket}/{key}"
-        req = botocore.awsrequest.AWSRequest(method="PUT", url=url, headers={
-            "Content-Length": str(size * 2), "x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
-        creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-        botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+        signed = signed_headers(t.endpoint, "PUT", f"/{bucket}/{key}", {"Content-Length": str(size * 2)})
         s = socket.create_connection((host.hostname, host.port), timeout=10)
         head = f"PUT /{bucket}/{key} HTTP/1.1\r\nHost: {host.netloc}\r\n" + "".join(
-            f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
+            f"{k}: {v}\r\n" for k, v in signed.items()) + "\r\n"
         s.sendall(head.encode() + os.urandom(size))
         s.shutdown(socket.SHUT_WR)
         try:
@@ -118,13 +114,10 @@ def test_huge_declared_length(t, bucket, rsgw_only):
     st, h, b = send(t, "PUT", f"/{bucket}/huge", b"", {"Content-Length": "0", "x-amz-decoded-content-length": "1"},)
     assert st in (200, 400, 411), st
     host = urllib.parse.urlparse(t.endpoint)
-    req = botocore.awsrequest.AWSRequest(method="PUT", url=f"{t.endpoint}/{bucket}/huge", headers={
-        "Content-Length": str(6 * 1024 ** 3), "x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-    botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
+    signed = signed_headers(t.endpoint, "PUT", f"/{bucket}/huge", {"Content-Length": str(6 * 1024 ** 3)})
     s = socket.create_connection((host.hostname, host.port), timeout=10)
     head = f"PUT /{bucket}/huge HTTP/1.1\r\nHost: {host.netloc}\r\n" + "".join(
-        f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
+        f"{k}: {v}\r\n" for k, v in signed.items()) + "\r\n"
     s.sendall(head.encode())
     resp = s.recv(4096)
     s.close()
@@ -186,22 +179,41 @@ def test_oversized_headers(t, bucket, rsgw_only):
     s.close()
 
 
-def test_chunked_transfer_without_length(t, bucket, rsgw_only):
-    """A plain `Transfer-Encoding: chunked` PUT (curl -T -): AWS and MinIO
-    answer 411 MissingContentLength, and so does rsgw (radosgw accepts it)."""
+def chunked_put(t, bucket, key, data, piece=65536):
+    """A plain `Transfer-Encoding: chunked` PUT with no length, as
+    `curl -T -` sends it; returns the (error) response."""
     host = urllib.parse.urlparse(t.endpoint)
-    req = botocore.awsrequest.AWSRequest(method="PUT", url=f"{t.endpoint}/{bucket}/chunked",
-                                         headers={"x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-    botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
-    s = socket.create_connection((host.hostname, host.port), timeout=10)
-    head = f"PUT /{bucket}/chunked HTTP/1.1\r\nHost: {host.netloc}\r\nTransfer-Encoding: chunked\r\n" + "".join(
-        f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
-    s.sendall(head.encode() + b"5\r\nhello\r\n0\r\n\r\n")
-    resp = s.recv(4096)
+    signed = signed_headers(t.endpoint, "PUT", f"/{bucket}/{key}")
+    s = socket.create_connection((host.hostname, host.port), timeout=30)
+    head = f"PUT /{bucket}/{key} HTTP/1.1\r\nHost: {host.netloc}\r\nTransfer-Encoding: chunked\r\n" + "".join(
+        f"{k}: {v}\r\n" for k, v in signed.items()) + "\r\n"
+    s.sendall(head.encode())
+    try:
+        for i in range(0, len(data), piece):
+            part = data[i:i + piece]
+            s.sendall(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+        s.sendall(b"0\r\n\r\n")
+    except OSError:
+        pass  # the server may answer (411) and close before the end
+    resp = b""
+    while b"</Error>" not in resp:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        resp += chunk
     s.close()
+    return resp
+
+
+def test_chunked_transfer_without_length(t, bucket):
+    """A PUT with `Transfer-Encoding: chunked` and no length (`curl -T -`):
+    AWS, MinIO and radosgw all answer 411 MissingContentLength, and so does
+    rsgw, at once and with an S3 error, without storing anything."""
+    resp = chunked_put(t, bucket, "chunked", os.urandom(300_000))
     assert resp.startswith(b"HTTP/1.1 411"), resp[:100]
     assert b"<Code>MissingContentLength</Code>" in resp and b"<RequestId>" in resp
+    _, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="chunked")
+    assert status == 404
 
 
 def _sign_chunks(key_date, scope, stamp, seed, data, chunk):
@@ -260,3 +272,22 @@ def test_streaming_signed_chunks(t, bucket, tamper):
     else:
         assert st == 200, (st, b[:300])
         assert t.alice.get_object(Bucket=bucket, Key="streamed")["Body"].read() == data
+
+
+def test_unsupported_apis_are_not_retried(t, bucket, rsgw_only):
+    """APIs outside the subset answer S3's 501 NotImplemented at once; SDKs
+    treat it as final (botocore, the Go and Java SDKs and rclone retry 500,
+    502, 503 and 504, never 501), so a client does not hammer the gateway."""
+    client = t.client(os.environ["ALICE_AK"], os.environ["ALICE_SK"], retries={"max_attempts": 5, "mode": "standard"})
+    calls = [
+        lambda: client.get_bucket_tagging(Bucket=bucket),
+        lambda: client.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"}),
+        lambda: client.get_bucket_policy(Bucket=bucket),
+        lambda: client.put_object_tagging(Bucket=bucket, Key="k", Tagging={"TagSet": []}),
+    ]
+    for call in calls:
+        started = time.monotonic()
+        code, status, resp = error_of(call)
+        assert (code, status) == ("NotImplemented", 501)
+        assert resp["ResponseMetadata"]["RetryAttempts"] == 0
+        assert time.monotonic() - started < 2

@@ -92,6 +92,16 @@ def test_client_gone_mid_upload_leaves_nothing(t, cfg, bucket):
     assert t.alice.get_object(Bucket=bucket, Key="big")["Body"].read() == b"old version"
 
 
+def wait_for_port(port):
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
 def test_kill_minus_9_mid_upload_then_gc(t, cfg, tmp_path):
     """A gateway killed mid-upload leaves stripes; the collector removes them,
     and the object is its old version."""
@@ -107,12 +117,7 @@ def test_kill_minus_9_mid_upload_then_gc(t, cfg, tmp_path):
     server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(own)], stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{p}"
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", p), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(p)
 
         class Own:
             endpoint = url
@@ -139,12 +144,7 @@ def test_kill_minus_9_mid_upload_then_gc(t, cfg, tmp_path):
         assert report["stripes_deleted"] >= 3, report
         assert stripes_of(str(own), bucket_id) == []
         server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(own)], stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", p), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(p)
         assert own_client.get_object(Bucket=bucket, Key="obj")["Body"].read() == b"old version"
         own_client.delete_object(Bucket=bucket, Key="obj")
         own_client.delete_bucket(Bucket=bucket)

@@ -31,9 +31,14 @@ fn get(c: &Checksum, alg: &str) -> Option<String> {
     }
 }
 
-/// The stored checksums as the DTO's fields.
+/// An object's stored checksums as the DTO's fields.
 pub(crate) fn stored(meta: &ObjectMeta) -> Checksum {
-    let g = |alg: &str| meta.checksums.get(alg).cloned();
+    from_map(&meta.checksums)
+}
+
+/// Checksums by algorithm name as the DTO's fields.
+pub(crate) fn from_map(sums: &BTreeMap<String, String>) -> Checksum {
+    let g = |alg: &str| sums.get(alg).cloned();
     Checksum {
         checksum_crc32: g("crc32"),
         checksum_crc32c: g("crc32c"),

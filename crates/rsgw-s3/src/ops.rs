@@ -86,6 +86,27 @@ fn wants_checksums(mode: Option<&ChecksumMode>) -> bool {
     mode.is_some_and(|m| m.as_str().eq_ignore_ascii_case("ENABLED"))
 }
 
+/// What GetObject and HeadObject ask for: the range and the conditions
+/// (If-Match, If-None-Match; If-Modified-Since, If-Unmodified-Since).
+fn get_params(
+    range: Option<Range>,
+    [if_match, if_none_match]: [Option<ETagCondition>; 2],
+    [modified_since, unmodified_since]: [Option<Timestamp>; 2],
+    head_only: bool,
+) -> GetParams {
+    GetParams {
+        range: range.map(|r| match r {
+            Range::Int { first, last } => RangeSpec::Int { first, last },
+            Range::Suffix { length } => RangeSpec::Suffix { length },
+        }),
+        if_match: etag_list(if_match),
+        if_none_match: etag_list(if_none_match),
+        if_modified_since: modified_since.map(to_system_time),
+        if_unmodified_since: unmodified_since.map(to_system_time),
+        head_only,
+    }
+}
+
 /// S3 caps max-keys at 1000.
 fn max_keys(requested: Option<i32>) -> i32 {
     requested.unwrap_or(1000).clamp(0, 1000)
@@ -595,17 +616,12 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<GetObjectOutput>> {
         let who = self.principal(&req).await?;
         let i = req.input;
-        let params = GetParams {
-            range: i.range.map(|r| match r {
-                Range::Int { first, last } => RangeSpec::Int { first, last },
-                Range::Suffix { length } => RangeSpec::Suffix { length },
-            }),
-            if_match: etag_list(i.if_match),
-            if_none_match: etag_list(i.if_none_match),
-            if_modified_since: i.if_modified_since.map(to_system_time),
-            if_unmodified_since: i.if_unmodified_since.map(to_system_time),
-            head_only: false,
-        };
+        let params = get_params(
+            i.range,
+            [i.if_match, i.if_none_match],
+            [i.if_modified_since, i.if_unmodified_since],
+            false,
+        );
         let res = self
             .gw
             .get_object(&who, &i.bucket, &i.key, params)
@@ -684,17 +700,12 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<HeadObjectOutput>> {
         let who = self.principal(&req).await?;
         let i = req.input;
-        let params = GetParams {
-            range: i.range.map(|r| match r {
-                Range::Int { first, last } => RangeSpec::Int { first, last },
-                Range::Suffix { length } => RangeSpec::Suffix { length },
-            }),
-            if_match: etag_list(i.if_match),
-            if_none_match: etag_list(i.if_none_match),
-            if_modified_since: i.if_modified_since.map(to_system_time),
-            if_unmodified_since: i.if_unmodified_since.map(to_system_time),
-            head_only: true,
-        };
+        let params = get_params(
+            i.range,
+            [i.if_match, i.if_none_match],
+            [i.if_modified_since, i.if_unmodified_since],
+            true,
+        );
         let res = self
             .gw
             .get_object(&who, &i.bucket, &i.key, params)
@@ -923,14 +934,14 @@ impl S3 for RsgwS3 {
             )
             .await
             .map_err(to_s3)?;
-        let g = |alg: &str| part.checksums.get(alg).cloned();
+        let sums = checksums::from_map(&part.checksums);
         Ok(S3Response::new(UploadPartOutput {
             e_tag: Some(etag(&part.etag)),
-            checksum_crc32: g("crc32"),
-            checksum_crc32c: g("crc32c"),
-            checksum_sha1: g("sha1"),
-            checksum_sha256: g("sha256"),
-            checksum_crc64nvme: g("crc64nvme"),
+            checksum_crc32: sums.checksum_crc32,
+            checksum_crc32c: sums.checksum_crc32c,
+            checksum_sha1: sums.checksum_sha1,
+            checksum_sha256: sums.checksum_sha256,
+            checksum_crc64nvme: sums.checksum_crc64nvme,
             ..Default::default()
         }))
     }

@@ -291,3 +291,9 @@ def test_unsupported_apis_are_not_retried(t, bucket, rsgw_only):
         assert (code, status) == ("NotImplemented", 501)
         assert resp["ResponseMetadata"]["RetryAttempts"] == 0
         assert time.monotonic() - started < 2
+
+
+def test_method_not_allowed(t, bucket, rsgw_only):
+    t.alice.put_object(Bucket=bucket, Key="k", Body=b"x")
+    st, h, b = send(t, "POST", f"/{bucket}/k", b"")
+    assert_s3_error(st, h, b, 405, "MethodNotAllowed")

@@ -130,7 +130,13 @@ def test_delete_objects(t, bucket):
     keys = [f"del/{i}" for i in range(30)]
     for k in keys:
         t.alice.put_object(Bucket=bucket, Key=k, Body=b"x")
+    # current SDKs send DeleteObjects with a CRC32 checksum header, no Content-MD5
+    sent = {}
+    t.alice.meta.events.register(
+        "before-send.s3.DeleteObjects", lambda request, **_: sent.update({k.lower(): v for k, v in request.headers.items()})
+    )
     r = t.alice.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[:10]]})
+    assert "content-md5" not in sent and "x-amz-checksum-crc32" in sent, sorted(sent)
     assert sorted(d["Key"] for d in r["Deleted"]) == sorted(keys[:10])
     r = t.alice.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[10:]], "Quiet": True})
     assert not r.get("Deleted")

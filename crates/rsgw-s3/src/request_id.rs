@@ -70,6 +70,17 @@ fn error_response(
     resp
 }
 
+/// s3s answers a method and resource that map to no S3 operation at all
+/// (POST on an object without `?uploads`, say) with 501 "Unknown operation";
+/// S3 answers 405 MethodNotAllowed. Operations S3 has and rsgw lacks keep 501.
+fn is_unroutable(resp: &http::Response<Body>) -> bool {
+    resp.status() == http::StatusCode::NOT_IMPLEMENTED
+        && resp
+            .body()
+            .bytes()
+            .is_some_and(|b| b.windows(17).any(|w| w == b"Unknown operation"))
+}
+
 /// Adds `<RequestId>` to a buffered XML error body that has none.
 fn with_request_id(body: &Bytes, id: &str) -> Option<Bytes> {
     let text = std::str::from_utf8(body).ok()?;
@@ -135,6 +146,14 @@ impl RequestIdService {
                 }
             }
         };
+        if is_unroutable(&resp) {
+            resp = error_response(
+                http::StatusCode::METHOD_NOT_ALLOWED,
+                "MethodNotAllowed",
+                "The specified method is not allowed against this resource.",
+                &id,
+            );
+        }
         if resp.status().as_u16() >= 400
             && let Some(b) = resp.body().bytes()
             && let Some(patched) = with_request_id(&b, &id)

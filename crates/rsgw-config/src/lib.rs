@@ -103,6 +103,13 @@ pub struct FrontendConfig {
     /// Beast's `max_header_size`; larger ones get `400
     /// RequestHeaderSectionTooLarge`. Default 16384, at most 1048576.
     pub max_header_size: usize,
+    /// Listen backlog of each endpoint (Beast's `max_connection_backlog`);
+    /// the kernel caps it at `net.core.somaxconn`. Default 4096.
+    pub backlog: u32,
+    /// How long a connection may take to send a request's headers, and stay
+    /// idle between keep-alive requests, in milliseconds (Beast's
+    /// `request_timeout_ms`); 0 disables. Default 65000.
+    pub request_timeout_ms: u64,
 }
 
 impl Default for FrontendConfig {
@@ -110,6 +117,8 @@ impl Default for FrontendConfig {
         FrontendConfig {
             endpoints: vec!["127.0.0.1:7480".into()],
             max_header_size: 16384,
+            backlog: 4096,
+            request_timeout_ms: 65_000,
         }
     }
 }
@@ -215,6 +224,12 @@ impl Config {
                     message: format!("'{ep}' is not an address like 127.0.0.1:7480 or [::1]:7480"),
                 });
             }
+        }
+        if self.frontend.backlog == 0 {
+            return Err(ConfigError::Value {
+                key: "frontend.backlog",
+                message: "must be above 0".into(),
+            });
         }
         if !(1024..=1 << 20).contains(&self.frontend.max_header_size) {
             return Err(ConfigError::Value {

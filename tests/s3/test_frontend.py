@@ -1,0 +1,68 @@
+"""Frontend limits of a gateway started here with small settings: the
+listen backlog, the request timeout that cuts slowloris clients while
+others are served, and the open-files limit raised to the hard limit."""
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from test_admin import configs, wait_for_port
+
+
+@pytest.fixture
+def own_gateway(t, rsgw_only, tmp_path):
+    """rsgw on the target's store, own port, request_timeout_ms = 1000, backlog = 777."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    text = open(configs()[t.name]).read()
+    cfg = tmp_path / "frontend.toml"
+    cfg.write_text("\n".join(l for l in text.splitlines() if not l.startswith("endpoints")).replace(
+        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]\nrequest_timeout_ms = 1000\nbacklog = 777'))
+    server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(cfg)],
+                              stderr=open(tmp_path / "serve.log", "wb"))
+    wait_for_port(port)
+    yield server, port
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=30) == 0
+
+
+def test_backlog_and_open_files(own_gateway):
+    server, port = own_gateway
+    ss = subprocess.run(["ss", "-ltn", f"sport = :{port}"], capture_output=True, text=True).stdout
+    assert re.search(r"LISTEN\s+\d+\s+777\s", ss), ss
+    limits = open(f"/proc/{server.pid}/limits").read()
+    soft, hard = re.search(r"Max open files\s+(\d+)\s+(\d+)", limits).groups()
+    assert soft == hard, limits
+
+
+def test_slowloris_is_cut_and_others_served(t, own_gateway):
+    _, port = own_gateway
+    slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+    slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    started = time.monotonic()
+    cut = None
+    while time.monotonic() - started < 8:
+        # meanwhile a normal client is answered at once
+        ok = socket.create_connection(("127.0.0.1", port), timeout=5)
+        ok.sendall(b"GET /nosuchbucket-x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert ok.recv(12).startswith(b"HTTP/1.1 4")
+        ok.close()
+        try:
+            slow.sendall(b"X-Slow: a\r\n")
+            if slow.recv(1, socket.MSG_DONTWAIT) == b"":
+                cut = time.monotonic() - started
+                break
+        except BlockingIOError:
+            pass
+        except OSError:
+            cut = time.monotonic() - started
+            break
+        time.sleep(0.3)
+    slow.close()
+    assert cut is not None and cut < 4, f"slow client not cut (after {cut})"

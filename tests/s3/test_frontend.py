@@ -66,3 +66,46 @@ def test_slowloris_is_cut_and_others_served(t, own_gateway):
         time.sleep(0.3)
     slow.close()
     assert cut is not None and cut < 4, f"slow client not cut (after {cut})"
+
+
+def test_recovers_from_descriptor_exhaustion(t, rsgw_only, tmp_path):
+    """With only 64 descriptors, 100 idle clients exhaust them: accept backs
+    off instead of dying, and once they leave the gateway serves again,
+    without a restart."""
+    import resource
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    text = open(configs()[t.name]).read()
+    cfg = tmp_path / "fd.toml"
+    cfg.write_text("\n".join(l for l in text.splitlines() if not l.startswith("endpoints")).replace(
+        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]'))
+    server = subprocess.Popen(
+        [os.environ["RSGW_BIN"], "serve", "-c", str(cfg)],
+        stderr=open(tmp_path / "serve.log", "wb"),
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)),
+    )
+    try:
+        wait_for_port(port)
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(100)]
+        time.sleep(1)
+        assert server.poll() is None, "the gateway died when descriptors ran out"
+        assert b"accept failed" in open(tmp_path / "serve.log", "rb").read()
+        for c in idle:
+            c.close()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                ok = socket.create_connection(("127.0.0.1", port), timeout=5)
+                ok.sendall(b"GET /nosuchbucket-x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                if ok.recv(12).startswith(b"HTTP/1.1 4"):
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the gateway did not recover"
+            time.sleep(0.2)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0

@@ -15,6 +15,11 @@ use tokio::sync::watch;
 /// hyper's read buffer limit: the largest `frontend.max_header_size` plus room.
 const HYPER_MAX_BUF: usize = (1 << 20) + 64 * 1024;
 
+/// Accept errors (out of descriptors, say) are retried after this pause,
+/// doubling up to the maximum, as radosgw does (1 ms to 5 s there).
+const ACCEPT_BACKOFF_START: Duration = Duration::from_millis(1);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
 /// How long in-flight requests may finish after SIGTERM.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -70,13 +75,25 @@ async fn accept_loop(
     settings: ConnSettings,
     mut stop: watch::Receiver<bool>,
 ) {
+    let mut backoff = ACCEPT_BACKOFF_START;
     loop {
         let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
-                Ok(s) => s,
+                Ok(s) => {
+                    backoff = ACCEPT_BACKOFF_START;
+                    s
+                }
                 Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    // EMFILE/ENFILE/ENOBUFS/ENOMEM: wait, doubling, and try
+                    // again; the pending connections wait in the backlog
+                    if backoff == ACCEPT_BACKOFF_START {
+                        tracing::warn!(error = %e, "accept failed; backing off until it works again");
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff) => {}
+                        _ = stop.changed() => return,
+                    }
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
                     continue;
                 }
             },

@@ -92,6 +92,20 @@ def test_client_gone_mid_upload_leaves_nothing(t, cfg, bucket):
     assert t.alice.get_object(Bucket=bucket, Key="big")["Body"].read() == b"old version"
 
 
+def own_gateway_config(target, tmp_path, name, extra=""):
+    """A config for a gateway of our own on `target`'s store, on a free port
+    with `extra` [frontend] lines: (config path, port)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    text = open(configs()[target.name]).read()
+    cfg = tmp_path / f"{name}.toml"
+    cfg.write_text("\n".join(line for line in text.splitlines() if not line.startswith("endpoints")).replace(
+        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]\n{extra}'))
+    return cfg, port
+
+
 def wait_for_port(port):
     for _ in range(100):
         try:
@@ -105,15 +119,7 @@ def wait_for_port(port):
 def test_kill_minus_9_mid_upload_then_gc(t, cfg, tmp_path):
     """A gateway killed mid-upload leaves stripes; the collector removes them,
     and the object is its old version."""
-    port = socket.socket()
-    port.bind(("127.0.0.1", 0))
-    p = port.getsockname()[1]
-    port.close()
-    own = tmp_path / "own.toml"
-    text = open(cfg).read()
-    # same store, own listener
-    own.write_text("\n".join(l for l in text.splitlines() if not l.startswith("endpoints")).replace(
-        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{p}"]'))
+    own, p = own_gateway_config(t, tmp_path, "own")
     server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(own)], stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{p}"

@@ -10,20 +10,13 @@ import time
 
 import pytest
 
-from test_admin import configs, wait_for_port
+from test_admin import own_gateway_config, wait_for_port
 
 
 @pytest.fixture
 def own_gateway(t, rsgw_only, tmp_path):
     """rsgw on the target's store, own port, request_timeout_ms = 1000, backlog = 777."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    text = open(configs()[t.name]).read()
-    cfg = tmp_path / "frontend.toml"
-    cfg.write_text("\n".join(l for l in text.splitlines() if not l.startswith("endpoints")).replace(
-        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]\nrequest_timeout_ms = 1000\nbacklog = 777'))
+    cfg, port = own_gateway_config(t, tmp_path, "frontend", "request_timeout_ms = 1000\nbacklog = 777")
     server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(cfg)],
                               stderr=open(tmp_path / "serve.log", "wb"))
     wait_for_port(port)
@@ -74,14 +67,7 @@ def test_recovers_from_descriptor_exhaustion(t, rsgw_only, tmp_path):
     without a restart."""
     import resource
 
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    text = open(configs()[t.name]).read()
-    cfg = tmp_path / "fd.toml"
-    cfg.write_text("\n".join(l for l in text.splitlines() if not l.startswith("endpoints")).replace(
-        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]'))
+    cfg, port = own_gateway_config(t, tmp_path, "fd")
     server = subprocess.Popen(
         [os.environ["RSGW_BIN"], "serve", "-c", str(cfg)],
         stderr=open(tmp_path / "serve.log", "wb"),

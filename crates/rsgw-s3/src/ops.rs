@@ -301,6 +301,23 @@ impl RsgwS3 {
     }
 }
 
+/// The headers S3 stores with an object, from the typed fields every
+/// object-writing input shares (PutObject, CreateMultipartUpload, CopyObject).
+macro_rules! stored_headers {
+    ($input:expr, $headers:expr) => {
+        stored_headers(
+            [
+                ("content-type", $input.content_type.clone()),
+                ("content-encoding", $input.content_encoding.clone()),
+                ("content-disposition", $input.content_disposition.clone()),
+                ("content-language", $input.content_language.clone()),
+                ("cache-control", $input.cache_control.clone()),
+            ],
+            &$headers,
+        )
+    };
+}
+
 /// The headers S3 stores with an object, from a request's typed fields.
 fn stored_headers(
     fields: [(&str, Option<String>); 5],
@@ -547,16 +564,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<PutObjectOutput>> {
         let who = self.principal(&req).await?;
         let i = req.input;
-        let headers = stored_headers(
-            [
-                ("content-type", i.content_type.clone()),
-                ("content-encoding", i.content_encoding.clone()),
-                ("content-disposition", i.content_disposition.clone()),
-                ("content-language", i.content_language.clone()),
-                ("cache-control", i.cache_control.clone()),
-            ],
-            &req.headers,
-        );
+        let headers = stored_headers!(i, req.headers);
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
@@ -858,16 +866,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
         let who = self.principal(&req).await?;
         let i = req.input;
-        let headers = stored_headers(
-            [
-                ("content-type", i.content_type.clone()),
-                ("content-encoding", i.content_encoding.clone()),
-                ("content-disposition", i.content_disposition.clone()),
-                ("content-language", i.content_language.clone()),
-                ("cache-control", i.cache_control.clone()),
-            ],
-            &req.headers,
-        );
+        let headers = stored_headers!(i, req.headers);
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
@@ -1106,16 +1105,7 @@ impl S3 for RsgwS3 {
         let metadata = match i.metadata_directive.as_ref().map(|d| d.as_str()) {
             None | Some("COPY") => CopyMetadata::Copy,
             Some("REPLACE") => CopyMetadata::Replace {
-                headers: stored_headers(
-                    [
-                        ("content-type", i.content_type.clone()),
-                        ("content-encoding", i.content_encoding.clone()),
-                        ("content-disposition", i.content_disposition.clone()),
-                        ("content-language", i.content_language.clone()),
-                        ("cache-control", i.cache_control.clone()),
-                    ],
-                    &req.headers,
-                ),
+                headers: stored_headers!(i, req.headers),
                 user_meta: i.metadata.clone().unwrap_or_default().into_iter().collect(),
             },
             Some(other) => {

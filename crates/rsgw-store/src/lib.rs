@@ -8,8 +8,10 @@
 //!
 //! Every operation exists in two forms: an `async` one that never blocks a tokio
 //! worker, and a `_blocking` one for callers that own a whole OS thread per
-//! request (the gateway's blocking pool mode).
+//! request (the gateway's blocking pool mode, through
+//! [`adapters::BlockingCalls`]).
 
+pub mod adapters;
 mod error;
 mod object;
 mod op;

@@ -1,0 +1,233 @@
+//! Stores that wrap another store: [`BlockingCalls`] for the blocking pool
+//! mode, [`AddedLatency`] to emulate a slower cluster.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::{
+    NamespaceFilter, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreResult, WriteOp,
+    WriteOutcome,
+};
+
+/// A store whose async calls run the wrapped store's blocking calls on the
+/// calling thread, without yielding.
+///
+/// This is the blocking pool mode's store: a handler thread runs one request
+/// at a time, and every store call holds that thread until it completes, as in
+/// civetweb and early Beast. It must never be used from a tokio worker that
+/// serves other tasks.
+pub struct BlockingCalls(pub Arc<dyn Store>);
+
+#[async_trait]
+impl Store for BlockingCalls {
+    fn backend(&self) -> &'static str {
+        self.0.backend()
+    }
+    async fn create_pool(&self, pool: &str) -> StoreResult<()> {
+        self.0.create_pool_blocking(pool)
+    }
+    fn create_pool_blocking(&self, pool: &str) -> StoreResult<()> {
+        self.0.create_pool_blocking(pool)
+    }
+    async fn write(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
+        self.0.write_blocking(obj, op)
+    }
+    fn write_blocking(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
+        self.0.write_blocking(obj, op)
+    }
+    async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        self.0.read_blocking(obj, op)
+    }
+    fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        self.0.read_blocking(obj, op)
+    }
+    async fn list_objects(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        let inner = self.0.list_objects_blocking(pool, namespace)?;
+        Ok(Box::new(BlockingLister(inner)))
+    }
+    fn list_objects_blocking(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        self.0.list_objects_blocking(pool, namespace)
+    }
+}
+
+/// [`BlockingCalls`]' lister: pages are fetched with blocking calls.
+struct BlockingLister(Box<dyn ObjectLister>);
+
+#[async_trait]
+impl ObjectLister for BlockingLister {
+    async fn next_page(&mut self, max: usize) -> StoreResult<Vec<crate::ObjectEntry>> {
+        self.0.next_page_blocking(max)
+    }
+    fn next_page_blocking(&mut self, max: usize) -> StoreResult<Vec<crate::ObjectEntry>> {
+        self.0.next_page_blocking(max)
+    }
+}
+
+/// A store that waits a fixed time before every read, write and listing
+/// call: the lab's way to emulate a remote or loaded cluster on a fast local
+/// backend, and the tests' way to hold requests in flight. Async calls sleep
+/// on the tokio timer; blocking calls sleep their thread.
+pub struct AddedLatency {
+    inner: Arc<dyn Store>,
+    delay: Duration,
+}
+
+impl AddedLatency {
+    /// Wraps `inner`, adding `delay` to each call.
+    pub fn new(inner: Arc<dyn Store>, delay: Duration) -> Self {
+        AddedLatency { inner, delay }
+    }
+}
+
+#[async_trait]
+impl Store for AddedLatency {
+    fn backend(&self) -> &'static str {
+        self.inner.backend()
+    }
+    async fn create_pool(&self, pool: &str) -> StoreResult<()> {
+        self.inner.create_pool(pool).await
+    }
+    fn create_pool_blocking(&self, pool: &str) -> StoreResult<()> {
+        self.inner.create_pool_blocking(pool)
+    }
+    async fn write(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
+        tokio::time::sleep(self.delay).await;
+        self.inner.write(obj, op).await
+    }
+    fn write_blocking(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
+        std::thread::sleep(self.delay);
+        self.inner.write_blocking(obj, op)
+    }
+    async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        tokio::time::sleep(self.delay).await;
+        self.inner.read(obj, op).await
+    }
+    fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        std::thread::sleep(self.delay);
+        self.inner.read_blocking(obj, op)
+    }
+    async fn list_objects(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        tokio::time::sleep(self.delay).await;
+        self.inner.list_objects(pool, namespace).await
+    }
+    fn list_objects_blocking(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        std::thread::sleep(self.delay);
+        self.inner.list_objects_blocking(pool, namespace)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StoreError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts which form of each call it receives.
+    #[derive(Default)]
+    struct Forms {
+        async_calls: AtomicUsize,
+        blocking_calls: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl Store for Forms {
+        fn backend(&self) -> &'static str {
+            "forms"
+        }
+        async fn create_pool(&self, _: &str) -> StoreResult<()> {
+            self.async_calls.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }
+        fn create_pool_blocking(&self, _: &str) -> StoreResult<()> {
+            self.blocking_calls.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }
+        async fn write(&self, _: &ObjectId, _: WriteOp) -> StoreResult<WriteOutcome> {
+            self.async_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        fn write_blocking(&self, _: &ObjectId, _: WriteOp) -> StoreResult<WriteOutcome> {
+            self.blocking_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        async fn read(&self, _: &ObjectId, _: ReadOp) -> StoreResult<ReadResult> {
+            self.async_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        fn read_blocking(&self, _: &ObjectId, _: ReadOp) -> StoreResult<ReadResult> {
+            self.blocking_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        async fn list_objects(
+            &self,
+            _: &str,
+            _: NamespaceFilter,
+        ) -> StoreResult<Box<dyn ObjectLister>> {
+            self.async_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        fn list_objects_blocking(
+            &self,
+            _: &str,
+            _: NamespaceFilter,
+        ) -> StoreResult<Box<dyn ObjectLister>> {
+            self.blocking_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+    }
+
+    fn obj() -> ObjectId {
+        ObjectId::new("data", "o")
+    }
+
+    #[test]
+    fn blocking_calls_use_only_the_blocking_forms() {
+        let forms = Arc::new(Forms::default());
+        let store = BlockingCalls(forms.clone());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            store.create_pool("p").await.expect("pool");
+            assert!(store.write(&obj(), WriteOp::new()).await.is_err());
+            assert!(store.read(&obj(), ReadOp::new()).await.is_err());
+            assert!(store.list_objects("p", NamespaceFilter::All).await.is_err());
+        });
+        assert_eq!(forms.async_calls.load(Ordering::Relaxed), 0);
+        assert_eq!(forms.blocking_calls.load(Ordering::Relaxed), 4);
+    }
+
+    #[test]
+    fn added_latency_delays_both_forms() {
+        let delay = Duration::from_millis(30);
+        let store = AddedLatency::new(Arc::new(Forms::default()), delay);
+        let t = std::time::Instant::now();
+        assert!(store.read_blocking(&obj(), ReadOp::new()).is_err());
+        assert!(t.elapsed() >= delay);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime");
+        let t = std::time::Instant::now();
+        rt.block_on(async { assert!(store.read(&obj(), ReadOp::new()).await.is_err()) });
+        assert!(t.elapsed() >= delay);
+    }
+}

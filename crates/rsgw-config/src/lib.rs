@@ -4,7 +4,13 @@
 //! a typo never silently falls back to a default. `docs/config.md` lists every
 //! key; `config/rsgw.toml` is a commented example.
 
+mod ceph_conf;
+mod cpuset;
+
 use std::path::{Path, PathBuf};
+
+pub use ceph_conf::{CephConfImport, import_radosgw};
+pub use cpuset::CpuSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +49,10 @@ pub enum ConfigError {
 pub struct Config {
     /// `[frontend]`: where the gateway listens.
     pub frontend: FrontendConfig,
+    /// `[pool]`: who runs request handlers, and how many at once.
+    pub pool: PoolConfig,
+    /// `[cpu]`: which CPUs the instance runs on.
+    pub cpu: CpuConfig,
     /// `[s3]`: the S3 layer's sizes and limits.
     pub s3: S3Config,
     /// `[store]`: where objects live.
@@ -110,6 +120,28 @@ pub struct FrontendConfig {
     /// idle between keep-alive requests, in milliseconds (Beast's
     /// `request_timeout_ms`); 0 disables. Default 65000.
     pub request_timeout_ms: u64,
+    /// Most connections open at once; at the cap the listener stops
+    /// accepting and newcomers wait in the backlog (never accepted and
+    /// reset). 0 (default): unlimited, as in Beast.
+    pub max_connections: usize,
+    /// Set `TCP_NODELAY` on accepted connections, so small responses are not
+    /// held by Nagle's algorithm (Beast's `tcp_nodelay`, off there by
+    /// default). Default true.
+    pub tcp_nodelay: bool,
+    /// Bind the endpoints with `SO_REUSEPORT`, so several instances can
+    /// share one port and the kernel spreads connections among them.
+    /// Default false.
+    pub reuse_port: bool,
+    /// Address of the admin listener (Prometheus `/metrics`, `/health`); it
+    /// serves no S3. Empty disables it. Default `127.0.0.1:7481`.
+    pub admin_endpoint: String,
+    /// After SIGTERM, how long requests in flight may finish before the
+    /// instance exits anyway, in milliseconds. Default 30000.
+    pub drain_timeout_ms: u64,
+    /// `rsgw serve --instances N`: instance i adds i × this to the port of
+    /// the admin endpoint, and of every S3 endpoint unless `reuse_port`.
+    /// Default 10 (7480/7481, 7490/7491, ...).
+    pub instance_port_step: u16,
 }
 
 impl Default for FrontendConfig {
@@ -119,8 +151,96 @@ impl Default for FrontendConfig {
             max_header_size: 16384,
             backlog: 4096,
             request_timeout_ms: 65_000,
+            max_connections: 0,
+            tcp_nodelay: true,
+            reuse_port: false,
+            admin_endpoint: "127.0.0.1:7481".into(),
+            drain_timeout_ms: 30_000,
+            instance_port_step: 10,
         }
     }
+}
+
+/// How request handlers run (`pool.mode`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PoolMode {
+    /// `thread_pool_size` async worker threads run many requests each; store
+    /// calls are asynchronous (Beast with `rgw_beast_enable_async`).
+    #[default]
+    Async,
+    /// `thread_pool_size` handler threads run one request each, calling the
+    /// store's blocking API; further requests wait in a FIFO (civetweb,
+    /// early Beast).
+    Blocking,
+}
+
+/// What happens to a request beyond `max_concurrent_requests`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Admission {
+    /// Answered at once with `503 SlowDown`, as radosgw does.
+    #[default]
+    Reject,
+    /// Waits up to `queue_timeout_ms` in a queue of at most `queue_size`
+    /// requests, then `503 SlowDown`.
+    Queue,
+}
+
+/// `[pool]`: the request-handler pool and admission, radosgw's
+/// `rgw_thread_pool_size` and `rgw_max_concurrent_requests`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct PoolConfig {
+    /// `async` (default) or `blocking`.
+    pub mode: PoolMode,
+    /// Handler threads (`rgw_thread_pool_size`). Default 512.
+    pub thread_pool_size: usize,
+    /// blocking mode: threads that accept connections, parse HTTP and write
+    /// responses. 0 (default): one per CPU the instance may use.
+    pub io_threads: usize,
+    /// Most helper threads for store calls that have no async form (the
+    /// embedded backend's file and database work, RADOS listings), started
+    /// on demand. Default 8.
+    pub store_threads: usize,
+    /// Requests handled at once; more get `503 SlowDown` (or wait, with
+    /// `admission = "queue"`). 0: unlimited. Default 1024.
+    pub max_concurrent_requests: usize,
+    /// `reject` (default) or `queue`.
+    pub admission: Admission,
+    /// queue admission: most requests waiting; more are rejected at once.
+    /// Default 1024.
+    pub queue_size: usize,
+    /// queue admission: longest wait in milliseconds before `503 SlowDown`.
+    /// Default 10000.
+    pub queue_timeout_ms: u64,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            mode: PoolMode::Async,
+            thread_pool_size: 512,
+            io_threads: 0,
+            store_threads: 8,
+            max_concurrent_requests: 1024,
+            admission: Admission::Reject,
+            queue_size: 1024,
+            queue_timeout_ms: 10_000,
+        }
+    }
+}
+
+/// `[cpu]`: CPU pinning of the instance.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CpuConfig {
+    /// CPUs every thread of the instance runs on, as a list like `"0-3,8"`.
+    /// Empty (default): no pinning.
+    pub cpuset: String,
+    /// `rsgw serve --instances N`: one cpuset per instance. Empty (default):
+    /// `cpuset` (or every CPU the process may use) split into N equal slices.
+    pub instance_cpusets: Vec<String>,
 }
 
 /// Which backend stores the objects.
@@ -162,6 +282,9 @@ pub struct StoreConfig {
     /// and `rados_mon_op_timeout`; local: how long a write waits for the database
     /// lock). Default 30000.
     pub op_timeout_ms: u64,
+    /// Milliseconds added before every store read, write and listing call,
+    /// to emulate a remote or loaded cluster (lab and tests). Default 0.
+    pub inject_latency_ms: u64,
 }
 
 impl Default for StoreConfig {
@@ -177,6 +300,7 @@ impl Default for StoreConfig {
             client_name: "client.rgw.rsgw".into(),
             keyring: PathBuf::new(),
             op_timeout_ms: 30_000,
+            inject_latency_ms: 0,
         }
     }
 }
@@ -236,6 +360,55 @@ impl Config {
                 key: "frontend.max_header_size",
                 message: "must be between 1024 and 1048576".into(),
             });
+        }
+        if !self.frontend.admin_endpoint.is_empty()
+            && self
+                .frontend
+                .admin_endpoint
+                .parse::<std::net::SocketAddr>()
+                .is_err()
+        {
+            return Err(ConfigError::Value {
+                key: "frontend.admin_endpoint",
+                message: format!(
+                    "'{}' is not an address like 127.0.0.1:7481 (empty disables it)",
+                    self.frontend.admin_endpoint
+                ),
+            });
+        }
+        if self.pool.thread_pool_size == 0 {
+            return Err(ConfigError::Value {
+                key: "pool.thread_pool_size",
+                message: "must be above 0".into(),
+            });
+        }
+        if self.pool.store_threads == 0 {
+            return Err(ConfigError::Value {
+                key: "pool.store_threads",
+                message: "must be above 0".into(),
+            });
+        }
+        if self.pool.admission == Admission::Queue && self.pool.queue_timeout_ms == 0 {
+            return Err(ConfigError::Value {
+                key: "pool.queue_timeout_ms",
+                message: "must be above 0 with admission = \"queue\"".into(),
+            });
+        }
+        cpuset::CpuSet::parse(&self.cpu.cpuset).map_err(|message| ConfigError::Value {
+            key: "cpu.cpuset",
+            message,
+        })?;
+        for set in &self.cpu.instance_cpusets {
+            let parsed = cpuset::CpuSet::parse(set).map_err(|message| ConfigError::Value {
+                key: "cpu.instance_cpusets",
+                message,
+            })?;
+            if parsed.is_empty() {
+                return Err(ConfigError::Value {
+                    key: "cpu.instance_cpusets",
+                    message: "every entry needs at least one CPU".into(),
+                });
+            }
         }
         let s3 = &self.s3;
         for (key, v) in [

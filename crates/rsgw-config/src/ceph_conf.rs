@@ -1,0 +1,282 @@
+//! Importing a radosgw instance's settings from ceph.conf
+//! (`rsgw serve --ceph-conf FILE --name client.rgw.X`), so that one file
+//! drives both sides of an A/B test.
+
+use std::path::Path;
+
+use crate::{Backend, Config, ConfigError};
+
+/// What [`import_radosgw`] took from the file, and what it could not use.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct CephConfImport {
+    /// `(ceph option, value)` pairs applied to the configuration.
+    pub taken: Vec<(String, String)>,
+    /// radosgw settings rsgw has no equivalent for, one line each. Other
+    /// (non-`rgw_`) options are read by librados itself from the same file.
+    pub ignored: Vec<String>,
+}
+
+/// Reads the sections `[global]`, `[client]` and `[NAME]` of a ceph.conf
+/// (later ones win, as in Ceph) and applies radosgw's settings to `cfg`:
+/// `rgw_frontends` (beast `port`, `endpoint`, `tcp_nodelay`,
+/// `max_connection_backlog`, `request_timeout_ms`, `max_header_size`,
+/// `so_reuseport`), `rgw_thread_pool_size`, `rgw_max_concurrent_requests`,
+/// `rgw_dns_name`, `rgw_max_chunk_size`, `rgw_obj_stripe_size`,
+/// `rgw_max_put_size`, `rgw_multipart_min_part_size`. The store becomes the
+/// rados backend on that file as that client.
+pub fn import_radosgw(
+    cfg: &mut Config,
+    path: &Path,
+    name: &str,
+) -> Result<CephConfImport, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let options = section_options(&text, name);
+    let bad = |key: &'static str, message: String| ConfigError::Value { key, message };
+    let mut out = CephConfImport::default();
+    for (key, value) in options {
+        let mut took = true;
+        match key.as_str() {
+            "rgw_frontends" => {
+                frontends(cfg, &value, &mut out.ignored).map_err(|m| bad("rgw_frontends", m))?
+            }
+            "rgw_thread_pool_size" => {
+                cfg.pool.thread_pool_size =
+                    int(&value).map_err(|m| bad("rgw_thread_pool_size", m))? as usize
+            }
+            "rgw_max_concurrent_requests" => {
+                cfg.pool.max_concurrent_requests =
+                    int(&value).map_err(|m| bad("rgw_max_concurrent_requests", m))? as usize
+            }
+            "rgw_dns_name" => {
+                cfg.s3.dns_names = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(String::from)
+                    .collect()
+            }
+            "rgw_max_chunk_size" => {
+                cfg.s3.chunk_size = int(&value).map_err(|m| bad("rgw_max_chunk_size", m))?
+            }
+            "rgw_obj_stripe_size" => {
+                cfg.s3.stripe_size = int(&value).map_err(|m| bad("rgw_obj_stripe_size", m))?
+            }
+            "rgw_max_put_size" => {
+                cfg.s3.max_put_size = int(&value).map_err(|m| bad("rgw_max_put_size", m))?
+            }
+            "rgw_multipart_min_part_size" => {
+                cfg.s3.min_part_size =
+                    int(&value).map_err(|m| bad("rgw_multipart_min_part_size", m))?
+            }
+            k if k.starts_with("rgw_") => {
+                out.ignored.push(format!("{k} = {value}"));
+                took = false;
+            }
+            _ => took = false,
+        }
+        if took {
+            out.taken.push((key, value));
+        }
+    }
+    cfg.store.backend = Backend::Rados;
+    cfg.store.ceph_conf = path.to_path_buf();
+    cfg.store.client_name = name.to_string();
+    cfg.validate()?;
+    Ok(out)
+}
+
+/// The options of `[global]`, `[client]` and `[name]`, later sections
+/// overriding earlier ones, with names normalised as Ceph does (`rgw thread
+/// pool size` is `rgw_thread_pool_size`), in file order.
+fn section_options(text: &str, name: &str) -> Vec<(String, String)> {
+    let rank = |section: &str| match section {
+        "global" => Some(0),
+        "client" => Some(1),
+        s if s == name => Some(2),
+        _ => None,
+    };
+    let mut current = None;
+    let mut found: Vec<(String, String, u8)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = rank(section.trim());
+            continue;
+        }
+        let (Some(rank), Some((k, v))) = (current, line.split_once('=')) else {
+            continue;
+        };
+        let key = k.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+        let value = strip_comment(v.trim());
+        match found.iter_mut().find(|(fk, _, _)| *fk == key) {
+            Some(slot) if slot.2 <= rank => {
+                slot.1 = value;
+                slot.2 = rank;
+            }
+            Some(_) => {}
+            None => found.push((key, value, rank)),
+        }
+    }
+    found.into_iter().map(|(k, v, _)| (k, v)).collect()
+}
+
+/// Drops a trailing `# comment` and surrounding quotes.
+fn strip_comment(v: &str) -> String {
+    let v = if let Some(q) = v.strip_prefix('"') {
+        q.split_once('"').map_or(q, |(inside, _)| inside)
+    } else {
+        v.split(['#', ';']).next().unwrap_or("").trim()
+    };
+    v.to_string()
+}
+
+/// An integer with an optional binary suffix (`4M`, `4Mi`, `4MB`, `4096`).
+fn int(v: &str) -> Result<u64, String> {
+    let t = v.trim();
+    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '_');
+    let suffix = t[digits.len()..]
+        .trim_start_matches('_')
+        .to_ascii_uppercase();
+    let mult: u64 = match suffix.trim_end_matches('B').trim_end_matches('I') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return Err(format!("'{v}' is not a number")),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("'{v}' is not a number"))
+}
+
+/// Applies `rgw_frontends = "beast port=8000 tcp_nodelay=1 ..."`.
+fn frontends(cfg: &mut Config, value: &str, ignored: &mut Vec<String>) -> Result<(), String> {
+    let mut words = value.split_whitespace();
+    match words.next() {
+        Some("beast") => {}
+        Some(other) => return Err(format!("frontend '{other}' is not supported, only beast")),
+        None => return Err("is empty".into()),
+    }
+    let mut endpoints = Vec::new();
+    for word in words {
+        let (k, v) = word.split_once('=').unwrap_or((word, ""));
+        let flag = || v == "1" || v.eq_ignore_ascii_case("true");
+        match k {
+            "port" => {
+                let port: u16 = v.parse().map_err(|_| format!("port '{v}' is not a port"))?;
+                endpoints.push(format!("0.0.0.0:{port}"));
+            }
+            "endpoint" => endpoints.push(endpoint(v)?),
+            "tcp_nodelay" => cfg.frontend.tcp_nodelay = flag(),
+            "so_reuseport" => cfg.frontend.reuse_port = flag(),
+            "max_connection_backlog" => cfg.frontend.backlog = int(v)? as u32,
+            "request_timeout_ms" => cfg.frontend.request_timeout_ms = int(v)?,
+            "max_header_size" => cfg.frontend.max_header_size = int(v)? as usize,
+            _ => ignored.push(format!("rgw_frontends option {word}")),
+        }
+    }
+    // Beast listens on port 80 when neither is given
+    cfg.frontend.endpoints = if endpoints.is_empty() {
+        vec!["0.0.0.0:80".into()]
+    } else {
+        endpoints
+    };
+    Ok(())
+}
+
+/// Beast's `endpoint=`: an address with an optional port (80 by default),
+/// IPv6 in brackets.
+fn endpoint(v: &str) -> Result<String, String> {
+    if v.parse::<std::net::SocketAddr>().is_ok() {
+        return Ok(v.to_string());
+    }
+    let host = v.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(a)) => Ok(format!("{a}:80")),
+        Ok(std::net::IpAddr::V6(a)) => Ok(format!("[{a}]:80")),
+        Err(_) => Err(format!("endpoint '{v}' is not an address")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONF: &str = r#"
+[global]
+mon host = 127.0.0.1:6789
+rgw thread pool size = 64
+
+[client.rgw.other]
+rgw_thread_pool_size = 8
+
+[client.rgw.gw]
+keyring = /tmp/k
+rgw_frontends = "beast endpoint=127.0.0.1:8000 tcp_nodelay=1 max_connection_backlog=1024 request_timeout_ms=3000 ssl_certificate=/x.pem"
+rgw_thread_pool_size = 128   # fewer threads
+rgw max concurrent requests = 256
+rgw_dns_name = s3.test
+rgw_max_chunk_size = 1M
+rgw_enable_ops_log = true
+"#;
+
+    #[test]
+    fn takes_the_named_section_over_global() {
+        let dir = std::env::temp_dir().join(format!("rsgw-cephconf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("ceph.conf");
+        std::fs::write(&path, CONF).expect("write");
+        let mut cfg = Config::default();
+        let r = import_radosgw(&mut cfg, &path, "client.rgw.gw").expect("import");
+        assert_eq!(cfg.frontend.endpoints, vec!["127.0.0.1:8000"]);
+        assert!(cfg.frontend.tcp_nodelay);
+        assert_eq!(cfg.frontend.backlog, 1024);
+        assert_eq!(cfg.frontend.request_timeout_ms, 3000);
+        assert_eq!(cfg.pool.thread_pool_size, 128);
+        assert_eq!(cfg.pool.max_concurrent_requests, 256);
+        assert_eq!(cfg.s3.dns_names, vec!["s3.test"]);
+        assert_eq!(cfg.s3.chunk_size, 1 << 20);
+        assert_eq!(cfg.store.backend, Backend::Rados);
+        assert_eq!(cfg.store.client_name, "client.rgw.gw");
+        assert_eq!(
+            r.ignored,
+            vec![
+                "rgw_frontends option ssl_certificate=/x.pem".to_string(),
+                "rgw_enable_ops_log = true".to_string()
+            ]
+        );
+        let mut cfg = Config::default();
+        import_radosgw(&mut cfg, &path, "client.rgw.third").expect("import");
+        assert_eq!(cfg.pool.thread_pool_size, 64, "[global] applies");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn frontend_forms() {
+        let mut cfg = Config::default();
+        let mut ignored = Vec::new();
+        frontends(
+            &mut cfg,
+            "beast port=8080 endpoint=[::1] so_reuseport=1",
+            &mut ignored,
+        )
+        .expect("parse");
+        assert_eq!(cfg.frontend.endpoints, vec!["0.0.0.0:8080", "[::1]:80"]);
+        assert!(cfg.frontend.reuse_port);
+        assert!(frontends(&mut cfg, "civetweb port=80", &mut ignored).is_err());
+        assert!(frontends(&mut cfg, "beast port=http", &mut ignored).is_err());
+        assert_eq!(int("4M").expect("int"), 4 << 20);
+        assert_eq!(int("512").expect("int"), 512);
+        assert!(int("4X").is_err());
+    }
+}

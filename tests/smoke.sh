@@ -11,7 +11,8 @@ CEPH_CONF=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 port=$((20000 + RANDOM % 20000))
-printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\n[store]\npath = "%s/serve-data"\n' "$port" "$work" >"$work/serve.toml"
+printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = "127.0.0.1:%s"\n[store]\npath = "%s/serve-data"\n' \
+  "$port" $((port + 1)) "$work" >"$work/serve.toml"
 "$RSGW" serve -c "$work/serve.toml" 2>"$work/serve.log" &
 serve_pid=$!
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done

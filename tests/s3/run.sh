@@ -31,7 +31,8 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 start_rsgw() { # name backend-toml-lines
   local name=$1 cfg=$work/$1.toml p
   p=$(port)
-  printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\n[s3]\ndns_names = ["s3.test"]\n%s\n' "$p" "$2" >"$cfg"
+  printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = "127.0.0.1:%s"\n[s3]\ndns_names = ["s3.test"]\n%s\n' \
+    "$p" "$(port)" "$2" >"$cfg"
   "$RSGW" admin -c "$cfg" user create --uid alice --display-name Alice --access-key $ALICE_AK --secret-key $ALICE_SK >/dev/null
   "$RSGW" admin -c "$cfg" user create --uid bob --display-name Bob --access-key $BOB_AK --secret-key $BOB_SK >/dev/null
   "$RSGW" serve -c "$cfg" 2>"$work/$name.log" &

@@ -92,18 +92,42 @@ def test_client_gone_mid_upload_leaves_nothing(t, cfg, bucket):
     assert t.alice.get_object(Bucket=bucket, Key="big")["Body"].read() == b"old version"
 
 
-def own_gateway_config(target, tmp_path, name, extra=""):
-    """A config for a gateway of our own on `target`'s store, on a free port
-    with `extra` [frontend] lines: (config path, port)."""
+def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
+    return port
+
+
+def own_gateway_config(target, tmp_path, name, extra="", sections=""):
+    """A config for a gateway of our own on `target`'s store, on free S3 and
+    admin ports, with `extra` [frontend] lines and `sections` appended (a
+    `[store]` there adds to the target's): (config path, port)."""
+    port, admin = free_port(), free_port()
     text = open(configs()[target.name]).read()
+    lines = [line for line in text.splitlines() if not line.startswith(("endpoints", "admin_endpoint"))]
+    text = "\n".join(lines).replace(
+        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]\nadmin_endpoint = "127.0.0.1:{admin}"\n{extra}')
+    for block in sections.split("\n["):
+        block = block.strip()
+        if not block:
+            continue
+        block = block if block.startswith("[") else "[" + block
+        head, _, body = block.partition("\n")
+        if head in text:
+            text = text.replace(head, f"{head}\n{body}", 1)
+        else:
+            text += f"\n{block}\n"
     cfg = tmp_path / f"{name}.toml"
-    cfg.write_text("\n".join(line for line in text.splitlines() if not line.startswith("endpoints")).replace(
-        "[frontend]", f'[frontend]\nendpoints = ["127.0.0.1:{port}"]\n{extra}'))
+    cfg.write_text(text)
     return cfg, port
+
+
+def admin_port(cfg):
+    """The admin listener's port of a config written by own_gateway_config."""
+    import re
+    return int(re.search(r'admin_endpoint = "127.0.0.1:(\d+)"', open(cfg).read()).group(1))
 
 
 def wait_for_port(port):

@@ -85,6 +85,16 @@ impl Gateway {
         }
     }
 
+    /// The same gateway (options, caches) reaching the store through
+    /// `store`: the blocking pool mode's view, whose store calls block.
+    pub fn with_store(&self, store: Arc<dyn Store>) -> Self {
+        Gateway {
+            store,
+            opts: self.opts.clone(),
+            cache: self.cache.clone(),
+        }
+    }
+
     /// Creates the pools the layout uses (idempotent).
     pub async fn init(&self) -> GatewayResult<()> {
         for pool in layout::POOLS {

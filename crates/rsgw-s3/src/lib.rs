@@ -18,7 +18,38 @@ use s3s::service::S3ServiceBuilder;
 use s3s::{S3Result, s3_error};
 
 pub use ops::RsgwS3;
-pub use request_id::{RequestIdService, S3HttpService};
+pub use request_id::{Operation, RequestIdService, S3HttpService};
+
+/// Names of the S3 operations rsgw serves, as metrics label them; the last,
+/// `Other`, covers the rest (unimplemented ones, and requests refused before
+/// their operation was known, such as bad signatures).
+pub const OPERATIONS: &[&str] = &[
+    "ListBuckets",
+    "CreateBucket",
+    "HeadBucket",
+    "DeleteBucket",
+    "GetBucketLocation",
+    "GetBucketAcl",
+    "PutBucketAcl",
+    "ListObjects",
+    "ListObjectsV2",
+    "ListObjectVersions",
+    "PutObject",
+    "GetObject",
+    "HeadObject",
+    "DeleteObject",
+    "DeleteObjects",
+    "CopyObject",
+    "GetObjectAcl",
+    "PutObjectAcl",
+    "CreateMultipartUpload",
+    "UploadPart",
+    "CompleteMultipartUpload",
+    "AbortMultipartUpload",
+    "ListParts",
+    "ListMultipartUploads",
+    "Other",
+];
 
 /// Looks access keys up in the gateway's user store.
 struct GatewayAuth(Gateway);
@@ -40,7 +71,15 @@ struct AclDecidesLater;
 
 #[async_trait::async_trait]
 impl s3s::access::S3Access for AclDecidesLater {
-    async fn check(&self, _cx: &mut s3s::access::S3AccessContext<'_>) -> S3Result<()> {
+    async fn check(&self, cx: &mut s3s::access::S3AccessContext<'_>) -> S3Result<()> {
+        // every routed request passes here: note its operation for metrics
+        let op = OPERATIONS
+            .iter()
+            .position(|n| *n == cx.s3_op().name())
+            .unwrap_or(OPERATIONS.len() - 1);
+        if let Some(slot) = cx.extensions_mut().get::<request_id::OpSlot>() {
+            slot.set(op);
+        }
         Ok(())
     }
 }

@@ -39,6 +39,30 @@ impl RequestIds {
     }
 }
 
+/// Index into [`crate::OPERATIONS`] of the operation a response answered,
+/// found in the response's extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Operation(pub usize);
+
+/// Where the access check notes the request's operation (s3s keeps its own
+/// name for it to itself).
+#[derive(Clone)]
+pub(crate) struct OpSlot(Arc<std::sync::atomic::AtomicUsize>);
+
+impl OpSlot {
+    fn new() -> Self {
+        OpSlot(Arc::new(std::sync::atomic::AtomicUsize::new(
+            crate::OPERATIONS.len() - 1,
+        )))
+    }
+    pub(crate) fn set(&self, op: usize) {
+        self.0.store(op, Ordering::Relaxed);
+    }
+    fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// The S3 service with request ids added.
 pub type S3HttpService = RequestIdService;
 
@@ -113,9 +137,29 @@ impl RequestIdService {
         }
     }
 
-    /// Serves one request.
-    pub async fn call(&self, req: http::Request<Body>) -> http::Response<Body> {
+    /// An S3 error response (XML body) with a fresh request id, for layers
+    /// in front of this service (admission's `503 SlowDown`, say).
+    pub fn error(
+        &self,
+        status: http::StatusCode,
+        code: &str,
+        message: &str,
+    ) -> http::Response<Body> {
         let id = self.ids.next();
+        let mut resp = error_response(status, code, message, &id);
+        if let Ok(v) = http::HeaderValue::from_str(&id) {
+            resp.headers_mut().insert("x-amz-request-id", v);
+        }
+        resp.extensions_mut()
+            .insert(Operation(crate::OPERATIONS.len() - 1));
+        resp
+    }
+
+    /// Serves one request.
+    pub async fn call(&self, mut req: http::Request<Body>) -> http::Response<Body> {
+        let id = self.ids.next();
+        let slot = OpSlot::new();
+        req.extensions_mut().insert(slot.clone());
         let has_body = request_has_body(req.headers());
         let header_bytes: usize = req
             .headers()
@@ -166,6 +210,7 @@ impl RequestIdService {
         if let Ok(v) = http::HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-amz-request-id", v);
         }
+        resp.extensions_mut().insert(Operation(slot.get()));
         // An error may be answered before the body was read, and a client
         // that sent `Expect: 100-continue` then never sends it: the rest of
         // the connection would be out of step. Closing it keeps both sides sane.

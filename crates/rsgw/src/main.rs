@@ -5,6 +5,7 @@
 //! run while a gateway uses the same store.
 
 mod admin;
+mod instances;
 mod serve;
 mod store;
 
@@ -25,11 +26,7 @@ struct Cli {
 enum Command {
     /// Run the gateway: an HTTP/1.1 S3 endpoint on the configured store
     /// (the embedded backend in ./rsgw-data when no config is given).
-    Serve {
-        /// Configuration file (TOML; see docs/config.md and config/rsgw.toml).
-        #[arg(long, short, value_name = "FILE")]
-        config: Option<PathBuf>,
-    },
+    Serve(serve::ServeArgs),
     /// Work on the store directly: benchmarks and maintenance.
     Admin {
         /// Configuration file (TOML; see docs/config.md). Without one the
@@ -51,9 +48,7 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve { config } => rsgw_config::Config::load_or_default(config.as_deref())
-            .map_err(Into::into)
-            .and_then(serve::run),
+        Command::Serve(args) => serve::run(args),
         Command::Admin { config, command } => admin::run(config.as_deref(), command),
     };
     match result {

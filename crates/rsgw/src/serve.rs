@@ -1,122 +1,97 @@
-//! `rsgw serve`: the HTTP/1.1 S3 endpoint on the configured store.
+//! `rsgw serve`: the S3 gateway, one instance or several supervised ones.
 
-use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use rsgw_config::Config;
+use clap::Args;
+use rsgw_config::{Config, PoolMode};
 use rsgw_gateway::Gateway;
-use rsgw_s3::S3HttpService;
-use tokio::net::{TcpListener, TcpSocket};
-use tokio::sync::watch;
+use rsgw_store::adapters::BlockingCalls;
 
-/// hyper's read buffer limit: the largest `frontend.max_header_size` plus room.
-const HYPER_MAX_BUF: usize = (1 << 20) + 64 * 1024;
+use crate::instances;
 
-/// Accept errors (out of descriptors, say) are retried after this pause,
-/// doubling up to the maximum, as radosgw does (1 ms to 5 s there).
-const ACCEPT_BACKOFF_START: Duration = Duration::from_millis(1);
-const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
-
-/// How long in-flight requests may finish after SIGTERM.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Binds an endpoint with the configured backlog.
-fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<TcpListener> {
-    let socket = if addr.is_ipv4() {
-        TcpSocket::new_v4()?
-    } else {
-        TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(backlog)
+/// `rsgw serve` flags.
+#[derive(Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Configuration file (TOML; see docs/config.md and config/rsgw.toml).
+    #[arg(long, short, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Take radosgw's settings (rgw_frontends, rgw_thread_pool_size,
+    /// rgw_max_concurrent_requests, rgw_dns_name, ...) from this ceph.conf,
+    /// and use its cluster through the rados backend. Needs --name. Applied
+    /// over --config.
+    #[arg(long, value_name = "FILE", requires = "name")]
+    pub ceph_conf: Option<PathBuf>,
+    /// The radosgw instance whose section --ceph-conf reads (client.rgw.X);
+    /// also the cephx client rsgw connects as.
+    #[arg(long, value_name = "NAME", requires = "ceph_conf")]
+    pub name: Option<String>,
+    /// Run N instances as processes supervised by this one: each pinned to
+    /// its own slice of cpu.cpuset (or of every CPU, or to
+    /// cpu.instance_cpusets), on port+i of each endpoint and of the admin
+    /// endpoint, or all on the same ports with frontend.reuse_port = true.
+    /// Dead instances restart with backoff; SIGTERM stops them all.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub instances: usize,
+    /// Internal: which instance (0..N) this process is.
+    #[arg(long, hide = true, requires = "instances")]
+    pub instance: Option<usize>,
 }
 
-/// Raises the open-files soft limit to the hard limit (each connection is a
-/// descriptor) and logs both.
-fn raise_nofile_limit() {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        tracing::warn!(error = %std::io::Error::last_os_error(), "cannot read RLIMIT_NOFILE");
-        return;
+/// Loads the configuration `args` describe.
+pub fn load_config(args: &ServeArgs) -> Result<Config, Box<dyn std::error::Error>> {
+    let mut cfg = Config::load_or_default(args.config.as_deref())?;
+    if let (Some(conf), Some(name)) = (&args.ceph_conf, &args.name) {
+        let import = rsgw_config::import_radosgw(&mut cfg, conf, name)?;
+        for (k, v) in &import.taken {
+            tracing::info!(option = %k, value = %v, "taken from {}", conf.display());
+        }
+        if !import.ignored.is_empty() {
+            tracing::warn!(
+                ignored = ?import.ignored,
+                "radosgw settings in {} [{name}] that rsgw has no equivalent for",
+                conf.display()
+            );
+        }
     }
-    let before = lim.rlim_cur;
-    lim.rlim_cur = lim.rlim_max;
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) } != 0 {
-        tracing::warn!(error = %std::io::Error::last_os_error(), soft = before, hard = lim.rlim_max,
-            "cannot raise RLIMIT_NOFILE");
-        return;
+    Ok(cfg)
+}
+
+/// Runs `rsgw serve`.
+pub fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if args.instances == 0 {
+        return Err("--instances must be at least 1".into());
     }
-    tracing::info!(
-        soft_was = before,
-        soft = lim.rlim_cur,
-        hard = lim.rlim_max,
-        "open files limit"
-    );
+    let mut cfg = load_config(&args)?;
+    if args.instances > 1 {
+        match args.instance {
+            None => return instances::supervise(&args, &cfg),
+            Some(i) => instances::apply(&mut cfg, i, args.instances)?,
+        }
+    }
+    serve(cfg)
 }
 
-/// Per-connection HTTP settings from `[frontend]`.
-#[derive(Clone, Copy)]
-struct ConnSettings {
-    request_timeout: Option<Duration>,
-}
-
-async fn accept_loop(
-    listener: TcpListener,
-    service: S3HttpService,
-    graceful: std::sync::Arc<GracefulShutdown>,
-    settings: ConnSettings,
-    mut stop: watch::Receiver<bool>,
-) {
-    let mut backoff = ACCEPT_BACKOFF_START;
-    loop {
-        let (stream, peer) = tokio::select! {
-            r = listener.accept() => match r {
-                Ok(s) => {
-                    backoff = ACCEPT_BACKOFF_START;
-                    s
-                }
-                Err(e) => {
-                    // EMFILE/ENFILE/ENOBUFS/ENOMEM: wait, doubling, and try
-                    // again; the pending connections wait in the backlog
-                    if backoff == ACCEPT_BACKOFF_START {
-                        tracing::warn!(error = %e, "accept failed; backing off until it works again");
-                    }
-                    tokio::select! {
-                        _ = tokio::time::sleep(backoff) => {}
-                        _ = stop.changed() => return,
-                    }
-                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
-                    continue;
-                }
-            },
-            _ = stop.changed() => return,
+/// Runs one instance on `cfg` until SIGTERM.
+fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
+    let cfg = Arc::new(cfg);
+    let c = cfg.clone();
+    rsgw_frontend::run(&cfg, move |mode| async move {
+        let gw = crate::store::open_gateway(&c).await?;
+        tracing::info!(backend = gw.store().backend(), "store open");
+        tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
+        let handler_gw = match mode {
+            PoolMode::Async => gw,
+            PoolMode::Blocking => gw.with_store(Arc::new(BlockingCalls(gw.store().clone()))),
         };
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
-        }
-        // hyper's own limit sits above max_header_size, so oversized headers
-        // reach the service and get an S3 error; beyond it hyper answers 431
-        let mut builder = http1::Builder::new();
-        builder.max_buf_size(HYPER_MAX_BUF);
-        if let Some(t) = settings.request_timeout {
-            builder.timer(TokioTimer::new()).header_read_timeout(t);
-        }
-        let conn = builder.serve_connection(TokioIo::new(stream), service.clone());
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
-            }
-        });
-    }
+        Ok(rsgw_s3::service(
+            handler_gw,
+            &c.s3.dns_names,
+            c.frontend.max_header_size,
+        )?)
+    })?;
+    Ok(())
 }
 
 async fn gc_loop(gw: Gateway, every: Duration) {
@@ -130,64 +105,4 @@ async fn gc_loop(gw: Gateway, every: Duration) {
             Err(e) => tracing::warn!(error = %e, "garbage collection failed"),
         }
     }
-}
-
-/// Runs the gateway until SIGINT or SIGTERM, then drains in-flight requests.
-pub fn run(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
-    raise_nofile_limit();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let gw = crate::store::open_gateway(&cfg).await?;
-        let service =
-            rsgw_s3::service(gw.clone(), &cfg.s3.dns_names, cfg.frontend.max_header_size)?;
-        let graceful = std::sync::Arc::new(GracefulShutdown::new());
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let settings = ConnSettings {
-            request_timeout: (cfg.frontend.request_timeout_ms > 0)
-                .then(|| Duration::from_millis(cfg.frontend.request_timeout_ms)),
-        };
-        let mut loops = Vec::new();
-        for ep in &cfg.frontend.endpoints {
-            let addr: SocketAddr = ep.parse()?;
-            let listener = listen(addr, cfg.frontend.backlog)
-                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-            tracing::info!(
-                endpoint = %listener.local_addr()?,
-                backend = gw.store().backend(),
-                "rsgw listening"
-            );
-            loops.push(tokio::spawn(accept_loop(
-                listener,
-                service.clone(),
-                graceful.clone(),
-                settings,
-                stop_rx.clone(),
-            )));
-        }
-        tokio::spawn(gc_loop(
-            gw.clone(),
-            Duration::from_secs(cfg.s3.gc_interval_s),
-        ));
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        tracing::info!("rsgw stopping: no new connections, draining requests in flight");
-        let _ = stop_tx.send(true);
-        for l in loops {
-            let _ = l.await;
-        }
-        let graceful =
-            std::sync::Arc::try_unwrap(graceful).map_err(|_| "listeners still running")?;
-        if tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown())
-            .await
-            .is_err()
-        {
-            tracing::warn!("requests still in flight after {DRAIN_TIMEOUT:?}; exiting anyway");
-        }
-        Ok(())
-    })
 }

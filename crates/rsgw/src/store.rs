@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use rsgw_config::{Backend, Config, StoreConfig};
 use rsgw_gateway::{Gateway, GatewayOptions};
+use rsgw_store::adapters::AddedLatency;
 use rsgw_store::{Store, StoreResult};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
@@ -46,8 +47,17 @@ fn open_rados(_: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
 }
 
 /// Opens the store and the gateway on it, creating the layout's pools.
-pub async fn open_gateway(cfg: &Config) -> Result<Gateway, Box<dyn std::error::Error>> {
-    let store = open(&cfg.store)?;
+/// `store.inject_latency_ms` applies here.
+pub async fn open_gateway(
+    cfg: &Config,
+) -> Result<Gateway, Box<dyn std::error::Error + Send + Sync>> {
+    let mut store = open(&cfg.store)?;
+    if cfg.store.inject_latency_ms > 0 {
+        store = Arc::new(AddedLatency::new(
+            store,
+            Duration::from_millis(cfg.store.inject_latency_ms),
+        ));
+    }
     let gw = Gateway::new(
         store,
         GatewayOptions {

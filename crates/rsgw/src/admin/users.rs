@@ -111,7 +111,9 @@ where
         .enable_all()
         .build()?;
     let value = rt.block_on(async {
-        let gw = crate::store::open_gateway(cfg).await?;
+        let gw = crate::store::open_gateway(cfg)
+            .await
+            .map_err(|e| -> Box<dyn std::error::Error> { e })?;
         f(gw).await
     })?;
     println!("{}", serde_json::to_string_pretty(&value)?);

@@ -1,0 +1,58 @@
+//! rsgw's frontend: radosgw's Beast knobs as small, named layers.
+//!
+//! A request travels: [`listener`] (backlog, `SO_REUSEPORT`, connection
+//! cap, `TCP_NODELAY`, header timeout, accept backoff) → [`service`] →
+//! [`admission`] (`max_concurrent_requests`, `503 SlowDown` or a bounded
+//! queue) → [`pool`] (`pool.mode`: async workers or blocking handler
+//! threads) → the [`Handler`] (the S3 service). [`metrics`] counts along
+//! the way and [`admin`] serves them, with `/health`, on a port of its own.
+//! [`server::run`] starts an instance: [`cpu`] pinning first, then
+//! [`limits`], the runtime, listeners, and the drain on SIGTERM.
+
+pub mod admin;
+pub mod admission;
+pub mod cpu;
+pub mod handler;
+pub mod limits;
+pub mod listener;
+pub mod metrics;
+pub mod pool;
+pub mod server;
+pub mod service;
+
+pub use handler::{BoxError, Handler};
+pub use server::{ThreadPlan, run};
+
+/// Why an instance could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontendError {
+    /// CPU pinning failed or the cpuset is invalid or unavailable.
+    #[error("cpu.cpuset: {0}")]
+    Cpu(String),
+    /// An address that does not parse.
+    #[error("'{0}' is not an address like 127.0.0.1:7480")]
+    Address(String),
+    /// A system call failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The handler could not be built (the store is unreachable, say).
+    #[error("{0}")]
+    Handler(BoxError),
+    /// A listener task outlived the shutdown.
+    #[error("listeners still running at shutdown")]
+    Listeners,
+}
+
+impl FrontendError {
+    fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+        FrontendError::Io {
+            what: what.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Listening sockets and the accept loop: backlog, `SO_REUSEPORT`, the
+//! connection cap, `TCP_NODELAY`, accept-error backoff, and the HTTP/1.1
+//! connection with its header timeout.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::sync::{Semaphore, watch};
+
+use crate::handler::Handler;
+use crate::metrics::Metrics;
+use crate::service::FrontendService;
+
+/// hyper's read buffer limit: the largest `frontend.max_header_size` plus room.
+const HYPER_MAX_BUF: usize = (1 << 20) + 64 * 1024;
+
+/// Accept errors (out of descriptors, say) are retried after this pause,
+/// doubling up to the maximum, as radosgw does (1 ms to 5 s there).
+const ACCEPT_BACKOFF_START: Duration = Duration::from_millis(1);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// Binds an endpoint with the configured backlog, optionally sharing the
+/// port with other processes (`SO_REUSEPORT`).
+pub fn bind(addr: SocketAddr, backlog: u32, reuse_port: bool) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    if reuse_port {
+        socket.set_reuseport(true)?;
+    }
+    socket.bind(addr)?;
+    socket.listen(backlog)
+}
+
+/// Per-connection settings from `[frontend]`.
+#[derive(Clone)]
+pub struct ConnSettings {
+    /// Time allowed for a request's headers, and between keep-alive requests.
+    pub request_timeout: Option<Duration>,
+    /// Set `TCP_NODELAY`.
+    pub tcp_nodelay: bool,
+    /// Open connections at most (`None`: unlimited).
+    pub max_connections: Option<Arc<Semaphore>>,
+}
+
+/// Accepts connections until `stop` turns true, serving each with `service`.
+pub async fn accept_loop<H: Handler>(
+    listener: TcpListener,
+    service: FrontendService<H>,
+    graceful: Arc<GracefulShutdown>,
+    settings: ConnSettings,
+    metrics: Arc<Metrics>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut backoff = ACCEPT_BACKOFF_START;
+    loop {
+        // at the cap, stop accepting: newcomers wait in the backlog
+        let slot = match &settings.max_connections {
+            None => None,
+            Some(cap) => match cap.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    metrics.connection_cap_waits.inc();
+                    tokio::select! {
+                        p = cap.clone().acquire_owned() => p.ok(),
+                        _ = stop.changed() => return,
+                    }
+                }
+            },
+        };
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(s) => {
+                    backoff = ACCEPT_BACKOFF_START;
+                    s
+                }
+                Err(e) => {
+                    // EMFILE/ENFILE/ENOBUFS/ENOMEM: wait, doubling, and try
+                    // again; the pending connections wait in the backlog
+                    metrics.accept_errors.inc();
+                    if backoff == ACCEPT_BACKOFF_START {
+                        tracing::warn!(error = %e, "accept failed; backing off until it works again");
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff) => {}
+                        _ = stop.changed() => return,
+                    }
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                    continue;
+                }
+            },
+            _ = stop.changed() => return,
+        };
+        if settings.tcp_nodelay
+            && let Err(e) = stream.set_nodelay(true)
+        {
+            tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
+        }
+        metrics.connections_accepted.inc();
+        metrics.connections_open.inc();
+        // hyper's own limit sits above max_header_size, so oversized headers
+        // reach the service and get an S3 error; beyond it hyper answers 431
+        let mut builder = http1::Builder::new();
+        builder.max_buf_size(HYPER_MAX_BUF);
+        if let Some(t) = settings.request_timeout {
+            builder.timer(TokioTimer::new()).header_read_timeout(t);
+        }
+        let conn = builder.serve_connection(TokioIo::new(stream), service.clone());
+        let conn = graceful.watch(conn);
+        let metrics = metrics.clone();
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+            metrics.connections_open.dec();
+            drop(slot);
+        });
+    }
+}

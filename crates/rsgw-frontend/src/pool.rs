@@ -1,0 +1,273 @@
+//! The request-handler pool (`pool.mode`), radosgw's `rgw_thread_pool_size`.
+//!
+//! - `async`: the runtime's `thread_pool_size` worker threads run handlers
+//!   directly, many requests each; nothing here.
+//! - `blocking`: [`BlockingPool`] owns `thread_pool_size` threads that each
+//!   run one request at a time, from the request's arrival to the last byte
+//!   of its response body, taking requests from a FIFO. Connections stay
+//!   open on the network threads while their requests wait.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::handler::{BoxError, Handler};
+use crate::metrics::Metrics;
+
+/// Frames a blocking handler may produce ahead of the connection.
+const BODY_CHANNEL_FRAMES: usize = 4;
+
+/// A response body as the pool hands it to the connection.
+pub enum PoolBody<B> {
+    /// The handler's own body, polled by the connection (async mode).
+    Direct(B),
+    /// The whole body, produced on a handler thread: at most one frame.
+    Ready(Option<Frame<Bytes>>),
+    /// Frames a handler thread is still producing.
+    Channel {
+        /// The frames, in order.
+        rx: mpsc::Receiver<Result<Frame<Bytes>, BoxError>>,
+        /// The body's size hint, kept so the length goes out as Content-Length.
+        hint: SizeHint,
+    },
+}
+
+impl<B> Body for PoolBody<B>
+where
+    B: Body<Data = Bytes, Error: Into<BoxError>> + Unpin,
+{
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match self.get_mut() {
+            PoolBody::Direct(b) => Pin::new(b).poll_frame(cx).map_err(Into::into),
+            PoolBody::Ready(f) => Poll::Ready(f.take().map(Ok)),
+            PoolBody::Channel { rx, .. } => rx.poll_recv(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            PoolBody::Direct(b) => b.is_end_stream(),
+            PoolBody::Ready(f) => f.is_none(),
+            PoolBody::Channel { .. } => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            PoolBody::Direct(b) => b.size_hint(),
+            PoolBody::Ready(Some(f)) => {
+                SizeHint::with_exact(f.data_ref().map_or(0, |d| d.len() as u64))
+            }
+            PoolBody::Ready(None) => SizeHint::with_exact(0),
+            PoolBody::Channel { hint, .. } => *hint,
+        }
+    }
+}
+
+/// Where handlers run.
+pub enum Pool<H: Handler> {
+    /// On the async runtime's workers.
+    Async,
+    /// On a blocking pool's threads.
+    Blocking(Arc<BlockingPool<H>>),
+}
+
+impl<H: Handler> Pool<H> {
+    /// Runs a request; `None` if the pool is shutting down.
+    pub async fn run(
+        &self,
+        handler: &H,
+        req: Request<Incoming>,
+    ) -> Option<Response<PoolBody<H::Body>>> {
+        match self {
+            Pool::Async => Some(handler.call(req).await.map(PoolBody::Direct)),
+            Pool::Blocking(p) => p.run(req).await,
+        }
+    }
+}
+
+type Reply<B> = oneshot::Sender<Response<PoolBody<B>>>;
+
+struct Job<H: Handler> {
+    req: Request<Incoming>,
+    reply: Reply<H::Body>,
+}
+
+struct Queue<H: Handler> {
+    jobs: Mutex<(VecDeque<Job<H>>, bool)>,
+    ready: Condvar,
+}
+
+/// `thread_pool_size` threads, one request each at a time, fed in FIFO order.
+pub struct BlockingPool<H: Handler> {
+    queue: Arc<Queue<H>>,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    metrics: Arc<Metrics>,
+}
+
+impl<H: Handler> BlockingPool<H> {
+    /// Starts `threads` handler threads.
+    pub fn start(threads: usize, handler: H, metrics: Arc<Metrics>) -> std::io::Result<Arc<Self>> {
+        let queue = Arc::new(Queue {
+            jobs: Mutex::new((VecDeque::new(), false)),
+            ready: Condvar::new(),
+        });
+        let mut handles = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let queue = queue.clone();
+            let handler = handler.clone();
+            let metrics = metrics.clone();
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("rsgw-handler-{i}"))
+                    .spawn(move || handler_thread(&queue, &handler, &metrics))?,
+            );
+        }
+        Ok(Arc::new(BlockingPool {
+            queue,
+            threads: Mutex::new(handles),
+            metrics,
+        }))
+    }
+
+    /// Queues a request and waits for its response.
+    async fn run(&self, req: Request<Incoming>) -> Option<Response<PoolBody<H::Body>>> {
+        let (reply, rx) = oneshot::channel();
+        {
+            let mut jobs = self.queue.jobs.lock().ok()?;
+            if jobs.1 {
+                return None;
+            }
+            jobs.0.push_back(Job { req, reply });
+        }
+        self.metrics.pool_queued.inc();
+        self.queue.ready.notify_one();
+        rx.await.ok()
+    }
+
+    /// Lets the threads finish the queued requests, then stops and joins them.
+    pub fn shutdown(&self) {
+        if let Ok(mut jobs) = self.queue.jobs.lock() {
+            jobs.1 = true;
+        }
+        self.queue.ready.notify_all();
+        let handles = self
+            .threads
+            .lock()
+            .map(|mut h| std::mem::take(&mut *h))
+            .unwrap_or_default();
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+}
+
+fn handler_thread<H: Handler>(queue: &Queue<H>, handler: &H, metrics: &Metrics) {
+    // a runtime without I/O driver or worker threads: the handler's futures
+    // run on this thread, and store calls block it
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start a handler thread's executor");
+            return;
+        }
+    };
+    loop {
+        let job = {
+            let Ok(mut jobs) = queue.jobs.lock() else {
+                return;
+            };
+            loop {
+                if let Some(job) = jobs.0.pop_front() {
+                    break job;
+                }
+                if jobs.1 {
+                    return;
+                }
+                jobs = match queue.ready.wait(jobs) {
+                    Ok(j) => j,
+                    Err(_) => return,
+                };
+            }
+        };
+        metrics.pool_queued.dec();
+        if job.reply.is_closed() {
+            // the client left while the request waited
+            continue;
+        }
+        metrics.pool_busy_threads.inc();
+        let started = Instant::now();
+        rt.block_on(serve_one(handler, job));
+        metrics.pool_busy_threads.dec();
+        metrics
+            .pool_busy_nanos
+            .add(started.elapsed().as_nanos().min(u64::MAX as u128) as u64);
+    }
+}
+
+/// Runs one request on this thread, body included.
+async fn serve_one<H: Handler>(handler: &H, job: Job<H>) {
+    let resp = handler.call(job.req).await;
+    let (parts, mut body) = resp.into_parts();
+    if body.is_end_stream() {
+        let _ = job
+            .reply
+            .send(Response::from_parts(parts, PoolBody::Ready(None)));
+        return;
+    }
+    let hint = body.size_hint();
+    let first = match body.frame().await {
+        None => None,
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            let (tx, rx) = mpsc::channel(1);
+            let _ = tx.try_send(Err(e.into()));
+            let _ = job
+                .reply
+                .send(Response::from_parts(parts, PoolBody::Channel { rx, hint }));
+            return;
+        }
+    };
+    if first.is_none() || body.is_end_stream() {
+        // small responses: the whole body in one frame, written with the headers
+        let _ = job
+            .reply
+            .send(Response::from_parts(parts, PoolBody::Ready(first)));
+        return;
+    }
+    let (tx, rx) = mpsc::channel(BODY_CHANNEL_FRAMES);
+    if let Some(f) = first {
+        let _ = tx.try_send(Ok(f));
+    }
+    if job
+        .reply
+        .send(Response::from_parts(parts, PoolBody::Channel { rx, hint }))
+        .is_err()
+    {
+        return;
+    }
+    while let Some(frame) = body.frame().await {
+        if tx.send(frame.map_err(Into::into)).await.is_err() {
+            // the connection is gone: stop producing
+            return;
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! One gateway instance from start to exit: CPU pinning, limits, the
+//! runtime sized by `pool.mode`, listeners, admin listener, and the drain on
+//! SIGTERM.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use hyper_util::server::graceful::GracefulShutdown;
+use rsgw_config::{Admission as AdmissionMode, Config, CpuSet, PoolMode};
+use tokio::sync::{Semaphore, watch};
+
+use crate::admin::{AdminState, BusySeconds};
+use crate::admission::{Admission, Policy};
+use crate::handler::{BoxError, Handler};
+use crate::listener::{ConnSettings, accept_loop, bind};
+use crate::metrics::Metrics;
+use crate::pool::{BlockingPool, Pool};
+use crate::service::FrontendService;
+use crate::{FrontendError, cpu, limits};
+
+/// Threads an instance runs besides its pool: the main thread and the
+/// admin listener's.
+pub const FIXED_THREADS: usize = 2;
+
+/// How many threads of each kind an instance runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadPlan {
+    /// Handler threads: tokio workers (async) or blocking handler threads.
+    pub handlers: usize,
+    /// blocking mode: network threads (accept, HTTP, writes); 0 in async mode,
+    /// where the handler threads do that too.
+    pub io: usize,
+    /// Most helper threads for store calls without an async form (tokio's
+    /// blocking pool), started on demand.
+    pub store_helpers: usize,
+}
+
+impl ThreadPlan {
+    /// The plan for `cfg` on an instance allowed `cpus` CPUs.
+    pub fn new(cfg: &Config, cpus: usize) -> Self {
+        let p = &cfg.pool;
+        match p.mode {
+            PoolMode::Async => ThreadPlan {
+                handlers: p.thread_pool_size,
+                io: 0,
+                store_helpers: p.store_threads,
+            },
+            PoolMode::Blocking => ThreadPlan {
+                handlers: p.thread_pool_size,
+                io: if p.io_threads > 0 {
+                    p.io_threads
+                } else {
+                    cpus.max(1)
+                },
+                store_helpers: p.store_threads,
+            },
+        }
+    }
+
+    /// Most threads the instance runs (librados' own not counted).
+    pub fn max_threads(&self) -> usize {
+        self.handlers + self.io + self.store_helpers + FIXED_THREADS
+    }
+}
+
+/// Runs one instance until SIGTERM or SIGINT, then drains and returns.
+///
+/// `make` builds the handler inside the runtime (it may spawn background
+/// tasks there); it is told the pool mode, since blocking mode needs a
+/// handler whose store calls block.
+pub fn run<H, F, Fut>(cfg: &Config, make: F) -> Result<(), FrontendError>
+where
+    H: Handler,
+    F: FnOnce(PoolMode) -> Fut,
+    Fut: Future<Output = Result<H, BoxError>>,
+{
+    // pin before any thread exists, so every later one inherits it
+    let cpuset = CpuSet::parse(&cfg.cpu.cpuset).map_err(FrontendError::Cpu)?;
+    let cpus = if cpuset.is_empty() {
+        cpu::allowed().map_err(|e| FrontendError::Cpu(e.to_string()))?
+    } else {
+        cpu::pin_process(&cpuset)?;
+        cpuset
+    };
+    limits::raise_nofile_limit(cfg.frontend.max_connections);
+    let plan = ThreadPlan::new(cfg, cpus.len());
+    let mode = cfg.pool.mode;
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    rt.enable_all()
+        .max_blocking_threads(plan.store_helpers.max(1));
+    match mode {
+        PoolMode::Async => rt.worker_threads(plan.handlers).thread_name("rsgw-worker"),
+        PoolMode::Blocking => rt.worker_threads(plan.io).thread_name("rsgw-io"),
+    };
+    let rt = rt
+        .build()
+        .map_err(|e| FrontendError::io("cannot start the runtime", e))?;
+    tracing::info!(
+        mode = ?mode,
+        handler_threads = plan.handlers,
+        io_threads = plan.io,
+        store_helper_threads = plan.store_helpers,
+        cpus = %cpus,
+        pinned = !cfg.cpu.cpuset.is_empty(),
+        "rsgw starting"
+    );
+    let result = rt.block_on(serve(cfg, plan, make));
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+async fn serve<H, F, Fut>(cfg: &Config, plan: ThreadPlan, make: F) -> Result<(), FrontendError>
+where
+    H: Handler,
+    F: FnOnce(PoolMode) -> Fut,
+    Fut: Future<Output = Result<H, BoxError>>,
+{
+    let fe = &cfg.frontend;
+    let handler = make(cfg.pool.mode).await.map_err(FrontendError::Handler)?;
+    let metrics = Arc::new(Metrics::new(H::operations()));
+    let (pool, busy): (Pool<H>, BusySeconds) = match cfg.pool.mode {
+        PoolMode::Async => {
+            let rt = tokio::runtime::Handle::current().metrics();
+            let busy = Arc::new(move || {
+                (0..rt.num_workers())
+                    .map(|w| rt.worker_total_busy_duration(w).as_secs_f64())
+                    .sum()
+            });
+            (Pool::Async, busy)
+        }
+        PoolMode::Blocking => {
+            let p = BlockingPool::start(plan.handlers, handler.clone(), metrics.clone())
+                .map_err(|e| FrontendError::io("cannot start the handler threads", e))?;
+            let m = metrics.clone();
+            (
+                Pool::Blocking(p),
+                Arc::new(move || m.pool_busy_nanos.get() as f64 / 1e9),
+            )
+        }
+    };
+    let blocking = match &pool {
+        Pool::Blocking(p) => Some(p.clone()),
+        Pool::Async => None,
+    };
+    let policy = match cfg.pool.admission {
+        AdmissionMode::Reject => Policy::Reject,
+        AdmissionMode::Queue => Policy::Queue {
+            max_waiting: cfg.pool.queue_size,
+            timeout: Duration::from_millis(cfg.pool.queue_timeout_ms),
+        },
+    };
+    let admission = Admission::new(cfg.pool.max_concurrent_requests, policy, metrics.clone());
+    let service = FrontendService::new(handler, admission, pool, metrics.clone());
+
+    let admin = Arc::new(AdminState {
+        metrics: metrics.clone(),
+        mode: match cfg.pool.mode {
+            PoolMode::Async => "async",
+            PoolMode::Blocking => "blocking",
+        },
+        threads: plan.handlers,
+        busy_seconds: busy,
+        draining: Default::default(),
+    });
+    if !fe.admin_endpoint.is_empty() {
+        let addr: SocketAddr = fe
+            .admin_endpoint
+            .parse()
+            .map_err(|_| FrontendError::Address(fe.admin_endpoint.clone()))?;
+        let bound = crate::admin::start(addr, admin.clone())
+            .map_err(|e| FrontendError::io(format!("cannot listen on admin endpoint {addr}"), e))?;
+        tracing::info!(endpoint = %bound, "admin listener (/metrics, /health)");
+    }
+
+    let graceful = Arc::new(GracefulShutdown::new());
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let settings = ConnSettings {
+        request_timeout: (fe.request_timeout_ms > 0)
+            .then(|| Duration::from_millis(fe.request_timeout_ms)),
+        tcp_nodelay: fe.tcp_nodelay,
+        max_connections: (fe.max_connections > 0)
+            .then(|| Arc::new(Semaphore::new(fe.max_connections))),
+    };
+    let mut loops = Vec::new();
+    for ep in &fe.endpoints {
+        let addr: SocketAddr = ep.parse().map_err(|_| FrontendError::Address(ep.clone()))?;
+        let listener = bind(addr, fe.backlog, fe.reuse_port)
+            .map_err(|e| FrontendError::io(format!("cannot listen on {addr}"), e))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| FrontendError::io("cannot read the bound address", e))?;
+        tracing::info!(endpoint = %local, reuse_port = fe.reuse_port, "rsgw listening");
+        loops.push(tokio::spawn(accept_loop(
+            listener,
+            service.clone(),
+            graceful.clone(),
+            settings.clone(),
+            metrics.clone(),
+            stop_rx.clone(),
+        )));
+    }
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| FrontendError::io("cannot watch SIGTERM", e))?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    let drain = Duration::from_millis(fe.drain_timeout_ms);
+    tracing::info!(
+        timeout = ?drain,
+        outstanding = metrics.outstanding.get(),
+        "rsgw stopping: no new connections, draining requests in flight"
+    );
+    admin.draining.store(true, Ordering::Relaxed);
+    let _ = stop_tx.send(true);
+    for l in loops {
+        let _ = l.await;
+    }
+    drop(service);
+    let graceful = Arc::try_unwrap(graceful).map_err(|_| FrontendError::Listeners)?;
+    if tokio::time::timeout(drain, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            outstanding = metrics.outstanding.get(),
+            "requests still in flight after {drain:?}; exiting anyway"
+        );
+        return Ok(());
+    }
+    if let Some(p) = blocking {
+        // every connection is closed: the handler threads have nothing left
+        tokio::task::spawn_blocking(move || p.shutdown())
+            .await
+            .map_err(|e| FrontendError::Handler(e.into()))?;
+    }
+    tracing::info!("rsgw stopped");
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! The per-request path every connection calls: admission, then the pool,
+//! then the handler, with the response body tracked until its last byte so
+//! that admission slots, metrics and latency cover the whole response.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use http::{HeaderValue, Request, Response, StatusCode};
+use http_body::{Body, Frame, SizeHint};
+use hyper::body::Incoming;
+
+use crate::admission::{Admission, Admitted};
+use crate::handler::{BoxError, Handler};
+use crate::metrics::Metrics;
+use crate::pool::{Pool, PoolBody};
+
+/// Status recorded for a request whose client left before the response
+/// (nginx's convention).
+pub const CLIENT_CLOSED: u16 = 499;
+
+struct Shared<H: Handler> {
+    handler: H,
+    admission: Admission,
+    pool: Pool<H>,
+    metrics: Arc<Metrics>,
+}
+
+/// The hyper service of every connection of an instance.
+pub struct FrontendService<H: Handler>(Arc<Shared<H>>);
+
+impl<H: Handler> Clone for FrontendService<H> {
+    fn clone(&self) -> Self {
+        FrontendService(self.0.clone())
+    }
+}
+
+impl<H: Handler> FrontendService<H> {
+    /// Ties the layers together.
+    pub fn new(handler: H, admission: Admission, pool: Pool<H>, metrics: Arc<Metrics>) -> Self {
+        FrontendService(Arc::new(Shared {
+            handler,
+            admission,
+            pool,
+            metrics,
+        }))
+    }
+
+    /// Serves one request through admission, the pool and the handler.
+    pub async fn serve(&self, req: Request<Incoming>) -> Response<TrackedBody<H::Body>> {
+        let s = &self.0;
+        let start = Instant::now();
+        let admitted = match s.admission.admit().await {
+            Ok(a) => a,
+            Err(why) => {
+                s.metrics.admission_rejected.inc();
+                let mut resp = s.handler.error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "SlowDown",
+                    "Please reduce your request rate.",
+                );
+                resp.headers_mut()
+                    .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+                tracing::debug!(reason = %why, "request not admitted");
+                let op = H::operation(resp.extensions());
+                s.metrics.record(op, 503, start.elapsed());
+                return resp.map(|b| TrackedBody {
+                    inner: PoolBody::Direct(b),
+                    guard: None,
+                });
+            }
+        };
+        s.metrics.outstanding.inc();
+        let mut guard = InFlight {
+            metrics: s.metrics.clone(),
+            start,
+            op: H::operations().len().saturating_sub(1),
+            status: CLIENT_CLOSED,
+            _admitted: admitted,
+        };
+        let resp = match s.pool.run(&s.handler, req).await {
+            Some(r) => r,
+            None => s
+                .handler
+                .error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "ServiceUnavailable",
+                    "The gateway is shutting down.",
+                )
+                .map(PoolBody::Direct),
+        };
+        guard.op = H::operation(resp.extensions());
+        guard.status = resp.status().as_u16();
+        resp.map(|inner| TrackedBody {
+            inner,
+            guard: Some(guard),
+        })
+    }
+}
+
+impl<H: Handler> hyper::service::Service<Request<Incoming>> for FrontendService<H> {
+    type Response = Response<TrackedBody<H::Body>>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
+
+    fn call(&self, req: Request<Incoming>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.serve(req).await) })
+    }
+}
+
+/// An admitted request until its response is finished: holds the admission
+/// slot, counts as outstanding, and records status and latency when dropped.
+struct InFlight {
+    metrics: Arc<Metrics>,
+    start: Instant,
+    op: usize,
+    status: u16,
+    _admitted: Admitted,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.metrics.outstanding.dec();
+        self.metrics
+            .record(self.op, self.status, self.start.elapsed());
+    }
+}
+
+/// A response body that finishes its request when it ends or is dropped.
+pub struct TrackedBody<B> {
+    inner: PoolBody<B>,
+    guard: Option<InFlight>,
+}
+
+impl<B> Body for TrackedBody<B>
+where
+    B: Body<Data = Bytes, Error: Into<BoxError>> + Unpin,
+{
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.inner).poll_frame(cx);
+        if let Poll::Ready(None) = r {
+            this.guard = None;
+        }
+        r
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}

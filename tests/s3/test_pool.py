@@ -1,0 +1,332 @@
+"""The handler pool, admission, connection cap, CPU pinning, colocated
+instances, the admin listener, the radosgw config import and the drain on
+SIGTERM, each on a gateway of its own started here with small settings."""
+import concurrent.futures
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+
+from helpers import anonymous_get
+from test_admin import admin_port, configs, free_port, own_gateway_config, wait_for_port
+
+RSGW = os.environ.get("RSGW_BIN", "rsgw")
+
+
+def raise_nofile():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+class Gateway:
+    """`rsgw serve` on the target's store with extra settings."""
+
+    def __init__(self, t, tmp_path, name, frontend="", sections="", args=()):
+        self.cfg, self.port = own_gateway_config(t, tmp_path, name, frontend, sections)
+        self.admin = admin_port(self.cfg)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tmp_path / f"{name}.log"
+        self.proc = subprocess.Popen([RSGW, "serve", "-c", str(self.cfg), *args],
+                                     stderr=open(self.log, "wb"))
+        wait_for_port(self.port)
+
+    def metrics(self, port=None):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port or self.admin}/metrics", timeout=10) as r:
+            return r.read().decode()
+
+    def threads(self, pid=None):
+        names = []
+        for task in os.listdir(f"/proc/{pid or self.proc.pid}/task"):
+            try:
+                names.append(open(f"/proc/{pid or self.proc.pid}/task/{task}/comm").read().strip())
+            except OSError:
+                pass
+        return names
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        assert self.proc.wait(timeout=60) == 0, self.log.read_text()[-3000:]
+
+
+@pytest.fixture
+def gateway(t, rsgw_only, tmp_path):
+    started = []
+
+    def start(name, frontend="", sections="", args=()):
+        g = Gateway(t, tmp_path, name, frontend, sections, args)
+        started.append(g)
+        return g
+
+    yield start
+    for g in started:
+        g.stop()
+
+
+def metric(text, name):
+    m = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+@pytest.fixture
+def public_object(t):
+    """A 260-byte public-read object: (bucket, key)."""
+    b = f"pool-{uuid.uuid4().hex[:16]}"
+    t.alice.create_bucket(Bucket=b)
+    t.alice.put_object(Bucket=b, Key="small", Body=b"x" * 260, ACL="public-read")
+    yield b, "small"
+    t.alice.delete_object(Bucket=b, Key="small")
+    t.alice.delete_bucket(Bucket=b)
+
+
+# librados starts threads of its own (messenger, timers, finisher)
+LIBRADOS_THREADS = 40
+
+
+@pytest.mark.parametrize("mode", ["async", "blocking"])
+def test_thread_count_follows_thread_pool_size(t, gateway, mode):
+    g = gateway(f"threads-{mode}", sections=f"[pool]\nmode = \"{mode}\"\nthread_pool_size = 24\nio_threads = 2\n")
+    assert anonymous_get(f"{g.url}/nosuchbucket-x/k")[0] == 404
+    names = g.threads()
+    if mode == "async":
+        assert names.count("rsgw-worker") >= 24
+        pool_threads = 24
+    else:
+        assert sum(n.startswith("rsgw-handler-") for n in names) == 24, names
+        pool_threads = 24 + 2
+    # docs/config.md: the pool, up to store_threads (8) helpers, main and admin
+    bound = pool_threads + 8 + 2 + (LIBRADOS_THREADS if t.name == "rsgw-rados" else 0)
+    assert pool_threads <= len(names) <= bound, sorted(names)
+    assert metric(g.metrics(), "rsgw_pool_threads") == 24
+
+
+def test_slow_down_beyond_max_concurrent_requests(t, gateway, public_object):
+    """With a slow store and room for 4, 12 simultaneous requests: 4 are
+    served, 8 get 503 SlowDown at once, with Retry-After and a request id."""
+    b, k = public_object
+    g = gateway("slowdown", sections="[pool]\nmax_concurrent_requests = 4\n[store]\ninject_latency_ms = 1500\n")
+
+    def get(_):
+        started = time.monotonic()
+        status, body, headers = anonymous_get(f"{g.url}/{b}/{k}")
+        return status, body, headers, time.monotonic() - started
+
+    with concurrent.futures.ThreadPoolExecutor(12) as ex:
+        results = list(ex.map(get, range(12)))
+    served = [r for r in results if r[0] == 200]
+    rejected = [r for r in results if r[0] == 503]
+    assert len(served) == 4 and len(rejected) == 8, [r[0] for r in results]
+    for status, body, headers, took in rejected:
+        assert b"<Code>SlowDown</Code>" in body and b"<RequestId>tx" in body, body
+        assert {k.lower(): v for k, v in headers.items()}.get("retry-after") == "1"
+        assert took < 1.0, f"a rejection took {took:.2f}s: it must not wait"
+    m = g.metrics()
+    assert metric(m, "rsgw_admission_rejected_total") == 8
+    assert 'rsgw_requests_total{op="GetObject",status="200"} 4' in m
+    assert metric(m, "rsgw_outstanding_requests") == 0
+
+
+def test_queue_admission_waits_instead(t, gateway, public_object):
+    b, k = public_object
+    g = gateway("queue", sections="[pool]\nmax_concurrent_requests = 4\nadmission = \"queue\"\n"
+                "queue_timeout_ms = 5000\n[store]\ninject_latency_ms = 300\n")
+    with concurrent.futures.ThreadPoolExecutor(12) as ex:
+        statuses = [r[0] for r in ex.map(lambda _: anonymous_get(f"{g.url}/{b}/{k}"), range(12))]
+    assert statuses == [200] * 12
+    assert metric(g.metrics(), "rsgw_admission_rejected_total") == 0
+
+
+def ab(url, concurrency, requests, keepalive=False):
+    ab_bin = shutil.which("ab")
+    assert ab_bin, "ab (apache2-utils) is missing"
+    cmd = [ab_bin, "-r", "-c", str(concurrency), "-n", str(requests), "-s", "60"]
+    if keepalive:
+        cmd.append("-k")
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, preexec_fn=raise_nofile, timeout=300)
+    assert out.returncode == 0, out.stderr + out.stdout
+    field = lambda name: int(re.search(rf"^{name}:\s+(\d+)", out.stdout, re.M).group(1))
+    return {"complete": field("Complete requests"), "failed": field("Failed requests"),
+            "non2xx": int(m.group(1)) if (m := re.search(r"^Non-2xx responses:\s+(\d+)", out.stdout, re.M)) else 0,
+            "resets": out.stderr.count("reset"), "text": out.stdout + out.stderr}
+
+
+def test_blocking_pool_of_8_serves_1000_clients(t, gateway, public_object):
+    """The classic radosgw result: with 8 threads, 1000 concurrent ab
+    clients. Requests wait in the FIFO with their connections open: none
+    fails, none is reset."""
+    b, k = public_object
+    g = gateway("blocking-ab", sections="[pool]\nmode = \"blocking\"\nthread_pool_size = 8\n")
+    r = ab(f"{g.url}/{b}/{k}", 1000, 4000)
+    assert r["complete"] == 4000 and r["failed"] == 0 and r["non2xx"] == 0 and r["resets"] == 0, r["text"]
+    assert metric(g.metrics(), "rsgw_pool_busy_threads") == 0
+
+
+def http_get_on(sock, path="/nosuchbucket-x/k"):
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+
+
+def test_max_connections_holds_with_the_backlog(t, gateway):
+    """At the cap the listener stops accepting: the fifth client waits in
+    the backlog, not reset, and is served once a connection closes."""
+    g = gateway("maxconn", frontend="max_connections = 4")
+    held = [socket.create_connection(("127.0.0.1", g.port), timeout=10) for _ in range(4)]
+    for s in held:
+        http_get_on(s)
+        assert s.recv(12).startswith(b"HTTP/1.1 404")
+    waiting = socket.create_connection(("127.0.0.1", g.port), timeout=10)
+    http_get_on(waiting)
+    waiting.settimeout(1.5)
+    with pytest.raises(socket.timeout):
+        waiting.recv(12)
+    m = g.metrics()
+    assert metric(m, "rsgw_connections_open") == 4
+    assert metric(m, "rsgw_connection_cap_waits_total") >= 1
+    held[0].close()
+    waiting.settimeout(10)
+    assert waiting.recv(12).startswith(b"HTTP/1.1 404")
+    for s in held[1:] + [waiting]:
+        s.close()
+
+
+def cpus_allowed(pid):
+    lists = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        status = open(f"/proc/{pid}/task/{task}/status").read()
+        lists.add(re.search(r"^Cpus_allowed_list:\s+(\S+)", status, re.M).group(1))
+    return lists
+
+
+def test_cpuset_pins_every_thread(t, gateway):
+    last = max(os.sched_getaffinity(0))
+    g = gateway("pinned", sections=f"[pool]\nthread_pool_size = 6\n[cpu]\ncpuset = \"{last}\"\n")
+    assert anonymous_get(f"{g.url}/nosuchbucket-x/k")[0] == 404
+    assert cpus_allowed(g.proc.pid) == {str(last)}
+
+
+def test_unavailable_cpu_is_a_start_up_error(t, tmp_path, rsgw_only):
+    beyond = max(os.sched_getaffinity(0)) + 1
+    cfg, _ = own_gateway_config(t, tmp_path, "badcpu", sections=f"[cpu]\ncpuset = \"{beyond}\"\n")
+    r = subprocess.run([RSGW, "serve", "-c", str(cfg)], capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0
+    assert f"CPU {beyond}" in r.stderr and "not available" in r.stderr, r.stderr
+
+
+def test_admin_listener_serves_health_and_metrics_only(t, gateway):
+    g = gateway("admin")
+    with urllib.request.urlopen(f"http://127.0.0.1:{g.admin}/health", timeout=5) as r:
+        assert r.status == 200 and r.read() == b"ok\n"
+    anonymous_get(f"{g.url}/nosuchbucket-x/k")
+    m = g.metrics()
+    assert 'rsgw_requests_total{op="GetObject",status="404"} 1' in m, m
+    assert 'rsgw_request_duration_seconds_count{op="GetObject"} 1' in m
+    status, body, _ = anonymous_get(f"http://127.0.0.1:{g.admin}/nosuchbucket-x/k")
+    assert status == 404 and b"<Error>" not in body
+
+
+def test_sigterm_drains_requests_in_flight(t, gateway, public_object):
+    """SIGTERM during a slow request: health turns 503, no new connections,
+    the request in flight completes, the process exits 0."""
+    b, k = public_object
+    g = gateway("drain", sections="[store]\ninject_latency_ms = 2000\n")
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        inflight = ex.submit(anonymous_get, f"{g.url}/{b}/{k}")
+        time.sleep(0.5)
+        g.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{g.admin}/health", timeout=5)
+            raise AssertionError("health still 200 while draining")
+        except urllib.error.HTTPError as e:
+            assert e.code == 503
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", g.port), timeout=2).close()
+        status, body, _ = inflight.result(timeout=30)
+    assert status == 200 and body == b"x" * 260
+    assert g.proc.wait(timeout=30) == 0
+
+
+def test_instances_share_one_port(t, rsgw_only, tmp_path, public_object):
+    """Two instances with reuse_port on one port, pinned to disjoint CPUs:
+    both serve; one killed is restarted; SIGTERM stops both."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.fail("this test needs 2 CPUs")
+    b, k = public_object
+    cfg, port = own_gateway_config(t, tmp_path, "two", "reuse_port = true\ninstance_port_step = 1",
+                                   "[pool]\nthread_pool_size = 8\n")
+    admin = admin_port(cfg)
+    if admin + 1 == port:
+        pytest.fail("port clash: rerun")
+    sup = subprocess.Popen([RSGW, "serve", "-c", str(cfg), "--instances", "2"],
+                           stderr=open(tmp_path / "two.log", "wb"))
+    try:
+        wait_for_port(port)
+        wait_for_port(admin + 1)
+        r = ab(f"http://127.0.0.1:{port}/{b}/{k}", 16, 2000)
+        assert r["failed"] == 0 and r["non2xx"] == 0, r["text"]
+        served = []
+        for a in (admin, admin + 1):
+            with urllib.request.urlopen(f"http://127.0.0.1:{a}/metrics", timeout=5) as resp:
+                text = resp.read().decode()
+            m = re.search(r'rsgw_requests_total\{op="GetObject",status="200"\} (\d+)', text)
+            served.append(int(m.group(1)) if m else 0)
+        assert sum(served) == 2000 and min(served) > 100, served
+        kids = [int(p) for p in subprocess.run(["pgrep", "-P", str(sup.pid)], capture_output=True,
+                                                text=True).stdout.split()]
+        assert len(kids) == 2
+        assert cpus_allowed(kids[0]) != cpus_allowed(kids[1])
+        assert all(len(cpus_allowed(p)) == 1 for p in kids)
+        os.kill(kids[0], signal.SIGKILL)
+        deadline = time.monotonic() + 15
+        while True:
+            now = [int(p) for p in subprocess.run(["pgrep", "-P", str(sup.pid)], capture_output=True,
+                                                   text=True).stdout.split()]
+            if len(now) == 2 and kids[0] not in now:
+                break
+            assert time.monotonic() < deadline, "the killed instance was not restarted"
+            time.sleep(0.2)
+        wait_for_port(admin)
+        assert anonymous_get(f"http://127.0.0.1:{port}/{b}/{k}")[0] == 200
+    finally:
+        sup.send_signal(signal.SIGTERM)
+        assert sup.wait(timeout=60) == 0
+    assert subprocess.run(["pgrep", "-P", str(sup.pid)], capture_output=True).returncode != 0
+
+
+def test_radosgw_settings_come_from_ceph_conf(tmp_path):
+    """`--ceph-conf --name` takes rgw_frontends, rgw_thread_pool_size and
+    rgw_max_concurrent_requests from the instance's section of the test
+    cluster's ceph.conf, and warns about what it cannot use."""
+    port, admin = free_port(), free_port()
+    conf = tmp_path / "ceph.conf"
+    conf.write_text(open(os.environ["CEPH_CONF"]).read() + f"""
+[client.rgw.rsgw]
+rgw_frontends = "beast endpoint=127.0.0.1:{port} tcp_nodelay=1 request_timeout_ms=5000"
+rgw thread pool size = 12
+rgw_max_concurrent_requests = 64
+rgw_enable_ops_log = false
+""")
+    cfg = tmp_path / "admin.toml"
+    prefix = re.search(r'pool_prefix = "(\S+)"', open(configs()["rsgw-rados"]).read()).group(1)
+    cfg.write_text(f'[frontend]\nadmin_endpoint = "127.0.0.1:{admin}"\n[store]\npool_prefix = "{prefix}"\n')
+    log = tmp_path / "import.log"
+    proc = subprocess.Popen([RSGW, "serve", "-c", str(cfg), "--ceph-conf", str(conf), "--name", "client.rgw.rsgw"],
+                            stderr=open(log, "wb"))
+    try:
+        wait_for_port(port)
+        assert anonymous_get(f"http://127.0.0.1:{port}/nosuchbucket-x/k")[0] == 404
+        with urllib.request.urlopen(f"http://127.0.0.1:{admin}/metrics", timeout=5) as r:
+            assert metric(r.read().decode(), "rsgw_pool_threads") == 12
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    text = log.read_text()
+    assert "rgw_enable_ops_log = false" in text, text

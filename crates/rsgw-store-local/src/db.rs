@@ -100,6 +100,28 @@ impl Inner {
         lock(&self.writer)
     }
 
+    /// Runs `f` on a pooled read connection, inside one read snapshot.
+    pub(crate) fn with_snapshot<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        self.with_reader(|conn| {
+            // cached BEGIN and COMMIT: rusqlite's Transaction parses their
+            // text on every read
+            let run = |sql: &str| {
+                conn.prepare_cached(sql)
+                    .and_then(|mut s| s.execute([]))
+                    .map_err(db_err)
+            };
+            run("BEGIN")?;
+            let out = f(conn);
+            let end = run(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+            let out = out?;
+            end?;
+            Ok(out)
+        })
+    }
+
     /// Runs `f` on a pooled read connection.
     pub(crate) fn with_reader<T>(
         &self,
@@ -172,6 +194,13 @@ fn open_connection(path: &std::path::Path, opts: &LocalOptions) -> StoreResult<C
     let sync = if opts.fsync { "FULL" } else { "NORMAL" };
     conn.pragma_update(None, "synchronous", sync)
         .map_err(db_err)?;
+    // one plan per statement whatever its parameters, so cached statements
+    // are never compiled again because a parameter changed
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )
+    .map_err(db_err)?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
 }

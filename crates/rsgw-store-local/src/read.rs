@@ -8,7 +8,7 @@ use rsgw_store::{
     OMAP_MAX_PAGE, ObjectId, ObjectStat, OmapPage, ReadOp, ReadResult, StoreError, StoreResult,
     validate_object_name,
 };
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use rusqlite::{OptionalExtension, params};
 
 use crate::db::{Inner, db_err};
 use crate::files;
@@ -25,7 +25,7 @@ fn blob_to_string(v: Vec<u8>) -> StoreResult<String> {
 pub(crate) fn read(inner: &Inner, obj: &ObjectId, op: &ReadOp) -> StoreResult<ReadResult> {
     validate_object_name(obj)?;
     for _ in 0..FILE_RACE_RETRIES {
-        if let Some(r) = inner.with_reader(|conn| read_once(inner, conn, obj, op))? {
+        if let Some(r) = inner.with_snapshot(|conn| read_once(inner, conn, obj, op))? {
             return Ok(r);
         }
     }
@@ -38,14 +38,11 @@ pub(crate) fn read(inner: &Inner, obj: &ObjectId, op: &ReadOp) -> StoreResult<Re
 /// One attempt; `Ok(None)` when the data file vanished under the snapshot.
 fn read_once(
     inner: &Inner,
-    conn: &mut rusqlite::Connection,
+    tx: &rusqlite::Connection,
     obj: &ObjectId,
     op: &ReadOp,
 ) -> StoreResult<Option<ReadResult>> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Deferred)
-        .map_err(db_err)?;
-    let pool = inner.pool_id(&tx, &obj.pool)?;
+    let pool = inner.pool_id(tx, &obj.pool)?;
     let (off, len) = op.read.unwrap_or((0, 0));
     let row = tx
         .prepare_cached(
@@ -164,6 +161,5 @@ fn read_once(
     if op.omap_header {
         out.omap_header = Some(Bytes::from(header.unwrap_or_default()));
     }
-    tx.finish().map_err(db_err)?;
     Ok(Some(out))
 }

@@ -127,6 +127,7 @@ unsafe extern "C" {
     pub fn rados_create_read_op() -> rados_read_op_t;
     pub fn rados_release_read_op(op: rados_read_op_t);
     pub fn rados_read_op_assert_exists(op: rados_read_op_t);
+    pub fn rados_read_op_assert_version(op: rados_read_op_t, ver: u64);
     pub fn rados_read_op_stat(
         op: rados_read_op_t,
         psize: *mut u64,

@@ -12,6 +12,7 @@ mod errno;
 mod ffi;
 mod list;
 mod ops;
+mod split;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -109,14 +110,62 @@ impl Store for RadosStore {
 
     async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
         let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
-        ops::submit_read(io, obj, &op, aio::async_reply)?
-            .wait()
-            .await
+        let Some(first_op) = split::first_step(&op) else {
+            return ops::submit_read(io, obj, &op, None, aio::async_reply)?
+                .wait()
+                .await;
+        };
+        for _ in 0..split::RETRIES {
+            let first = ops::submit_read(io.clone(), obj, &first_op, None, aio::async_reply)?
+                .wait()
+                .await?;
+            let Some((rest_op, version)) = split::second_step(&op, &first)? else {
+                return Ok(split::merge(&op, first, None));
+            };
+            match ops::submit_read(io.clone(), obj, &rest_op, Some(version), aio::async_reply)?
+                .wait()
+                .await
+            {
+                Ok(rest) => return Ok(split::merge(&op, first, rest.data)),
+                Err(StoreError::GuardFailed(_)) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Io(format!(
+            "{} kept changing under a read",
+            obj.name
+        )))
     }
 
     fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
         let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
-        ops::submit_read(io, obj, &op, aio::blocking_reply)?.wait()
+        let Some(first_op) = split::first_step(&op) else {
+            return ops::submit_read(io, obj, &op, None, aio::blocking_reply)?.wait();
+        };
+        for _ in 0..split::RETRIES {
+            let first =
+                ops::submit_read(io.clone(), obj, &first_op, None, aio::blocking_reply)?.wait()?;
+            let Some((rest_op, version)) = split::second_step(&op, &first)? else {
+                return Ok(split::merge(&op, first, None));
+            };
+            match ops::submit_read(
+                io.clone(),
+                obj,
+                &rest_op,
+                Some(version),
+                aio::blocking_reply,
+            )?
+            .wait()
+            {
+                Ok(rest) => return Ok(split::merge(&op, first, rest.data)),
+                Err(StoreError::GuardFailed(_)) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Io(format!(
+            "{} kept changing under a read",
+            obj.name
+        )))
     }
 
     async fn list_objects(

@@ -216,6 +216,8 @@ pub(crate) fn submit_write<W>(
 struct ReadState {
     op: ffi::rados_read_op_t,
     want: ReadOp,
+    /// Only run against this object version.
+    at_version: Option<u64>,
     size: u64,
     mtime: time_t,
     stat_rval: c_int,
@@ -284,10 +286,11 @@ unsafe fn omap_entries(iter: ffi::rados_omap_iter_t) -> StoreResult<Vec<(String,
 }
 
 impl ReadState {
-    fn new(want: &ReadOp) -> Self {
+    fn new(want: &ReadOp, at_version: Option<u64>) -> Self {
         ReadState {
             op: unsafe { ffi::rados_create_read_op() },
             want: want.clone(),
+            at_version,
             size: 0,
             mtime: 0,
             stat_rval: 0,
@@ -310,6 +313,9 @@ impl ReadState {
         let h = self.op;
         let want = &self.want;
         unsafe { ffi::rados_read_op_assert_exists(h) };
+        if let Some(v) = self.at_version {
+            unsafe { ffi::rados_read_op_assert_version(h, v) };
+        }
         if want.stat {
             unsafe {
                 ffi::rados_read_op_stat(h, &mut self.size, &mut self.mtime, &mut self.stat_rval)
@@ -370,6 +376,9 @@ impl OpState for ReadState {
     type Output = ReadResult;
 
     fn finish(&mut self, ret: c_int, version: u64, max: u64) -> StoreResult<ReadResult> {
+        if self.at_version.is_some() && (ret == -libc::ERANGE || ret == -libc::EOVERFLOW) {
+            return Err(StoreError::GuardFailed("object version changed".into()));
+        }
         for rval in [
             ret,
             self.stat_rval,
@@ -447,13 +456,14 @@ pub(crate) fn submit_read<W>(
     io: Arc<IoCtx>,
     obj: &ObjectId,
     op: &ReadOp,
+    at_version: Option<u64>,
     reply: fn() -> (Reply<ReadResult>, W),
 ) -> StoreResult<W> {
     validate_object_name(obj)?;
     let oid = cstring("object name", &obj.name)?;
     let (tx, waiter) = reply();
     let mut pending = Box::new(Pending {
-        state: ReadState::new(op),
+        state: ReadState::new(op, at_version),
         io,
         reply: tx,
     });

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::Duration;
 
 use rsgw_store::{StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, ffi::ErrorCode};
@@ -101,25 +102,42 @@ impl Inner {
     }
 
     /// Runs `f` on a pooled read connection, inside one read snapshot.
+    /// Without `may_wait`, a lock held by another connection fails at once
+    /// ([`StoreError::Timeout`]) instead of waiting up to the busy timeout.
     pub(crate) fn with_snapshot<T>(
         &self,
+        may_wait: bool,
         f: impl FnOnce(&Connection) -> StoreResult<T>,
     ) -> StoreResult<T> {
         self.with_reader(|conn| {
-            // cached BEGIN and COMMIT: rusqlite's Transaction parses their
-            // text on every read
-            let run = |sql: &str| {
-                conn.prepare_cached(sql)
-                    .and_then(|mut s| s.execute([]))
-                    .map_err(db_err)
-            };
-            run("BEGIN")?;
-            let out = f(conn);
-            let end = run(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
-            let out = out?;
-            end?;
-            Ok(out)
+            if !may_wait {
+                conn.busy_timeout(Duration::ZERO).map_err(db_err)?;
+            }
+            let out = Self::snapshot(conn, f);
+            if !may_wait {
+                conn.busy_timeout(self.opts.busy_timeout).map_err(db_err)?;
+            }
+            out
         })
+    }
+
+    fn snapshot<T>(
+        conn: &Connection,
+        f: impl FnOnce(&Connection) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        // cached BEGIN and COMMIT: rusqlite's Transaction parses their text
+        // on every read
+        let run = |sql: &str| {
+            conn.prepare_cached(sql)
+                .and_then(|mut s| s.execute([]))
+                .map_err(db_err)
+        };
+        run("BEGIN")?;
+        let out = f(conn);
+        let end = run(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let out = out?;
+        end?;
+        Ok(out)
     }
 
     /// Runs `f` on a pooled read connection.

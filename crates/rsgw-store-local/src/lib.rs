@@ -103,6 +103,11 @@ impl LocalStore {
     }
 }
 
+/// A read allowed to wait always answers; `None` would be a bug.
+fn blocking_answer(r: Option<ReadResult>) -> StoreResult<ReadResult> {
+    r.ok_or_else(|| StoreError::Io("a read allowed to wait gave no answer".into()))
+}
+
 async fn off_thread<T: Send + 'static>(
     f: impl FnOnce() -> StoreResult<T> + Send + 'static,
 ) -> StoreResult<T> {
@@ -138,13 +143,23 @@ impl Store for LocalStore {
     }
 
     async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        // What the database holds (metadata, small objects' data) comes
+        // from SQLite's page cache in microseconds, less than a hand-off to
+        // the blocking pool costs; data files, and a database lock held by
+        // a writer, are waited for on the blocking pool.
+        if let Some(r) = read::read(&self.inner, obj, &op, read::Wait::Never)? {
+            return Ok(r);
+        }
         let inner = self.inner.clone();
         let obj = obj.clone();
-        off_thread(move || read::read(&inner, &obj, &op)).await
+        off_thread(move || {
+            read::read(&inner, &obj, &op, read::Wait::Allowed).and_then(blocking_answer)
+        })
+        .await
     }
 
     fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
-        read::read(&self.inner, obj, &op)
+        read::read(&self.inner, obj, &op, read::Wait::Allowed).and_then(blocking_answer)
     }
 
     async fn list_objects(

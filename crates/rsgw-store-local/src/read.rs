@@ -21,12 +21,48 @@ fn blob_to_string(v: Vec<u8>) -> StoreResult<String> {
     String::from_utf8(v).map_err(|e| StoreError::Io(format!("stored key is not UTF-8: {e}")))
 }
 
-/// Runs `op` on `obj`.
-pub(crate) fn read(inner: &Inner, obj: &ObjectId, op: &ReadOp) -> StoreResult<ReadResult> {
+/// Whether a read may wait: for the database lock, or for a data file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// On a thread that may block: anything goes.
+    Allowed,
+    /// On an async worker: only what the database holds, and only if no
+    /// lock is in the way; otherwise the read answers `None`.
+    Never,
+}
+
+/// What one attempt found.
+enum Attempt {
+    Done(ReadResult),
+    /// The data file vanished under the snapshot (a write replaced it).
+    FileRaced,
+    /// The read would have to wait (a data file to read, a lock).
+    WouldWait,
+}
+
+/// Runs `op` on `obj`; `None` only with [`Wait::Never`], when the read
+/// needs a thread that may block.
+pub(crate) fn read(
+    inner: &Inner,
+    obj: &ObjectId,
+    op: &ReadOp,
+    wait: Wait,
+) -> StoreResult<Option<ReadResult>> {
     validate_object_name(obj)?;
     for _ in 0..FILE_RACE_RETRIES {
-        if let Some(r) = inner.with_snapshot(|conn| read_once(inner, conn, obj, op))? {
-            return Ok(r);
+        let attempt = inner.with_snapshot(wait == Wait::Allowed, |conn| {
+            read_once(inner, conn, obj, op, wait)
+        });
+        match attempt {
+            Ok(Attempt::Done(r)) => return Ok(Some(r)),
+            Ok(Attempt::FileRaced) => continue,
+            Ok(Attempt::WouldWait) | Err(StoreError::Timeout) if wait == Wait::Never => {
+                return Ok(None);
+            }
+            Ok(Attempt::WouldWait) => {
+                return Err(StoreError::Io("a blocking read refused to wait".into()));
+            }
+            Err(e) => return Err(e),
         }
     }
     Err(StoreError::Io(format!(
@@ -35,13 +71,14 @@ pub(crate) fn read(inner: &Inner, obj: &ObjectId, op: &ReadOp) -> StoreResult<Re
     )))
 }
 
-/// One attempt; `Ok(None)` when the data file vanished under the snapshot.
+/// One attempt, in one snapshot.
 fn read_once(
     inner: &Inner,
     tx: &rusqlite::Connection,
     obj: &ObjectId,
     op: &ReadOp,
-) -> StoreResult<Option<ReadResult>> {
+    wait: Wait,
+) -> StoreResult<Attempt> {
     let pool = inner.pool_id(tx, &obj.pool)?;
     let (off, len) = op.read.unwrap_or((0, 0));
     let row = tx
@@ -78,6 +115,9 @@ fn read_once(
     let Some((id, size, mtime_ns, version, file, header, inline)) = row else {
         return Err(StoreError::NotFound);
     };
+    if wait == Wait::Never && op.read.is_some() && file.is_some() {
+        return Ok(Attempt::WouldWait);
+    }
     let mut out = ReadResult::default();
     if op.stat {
         out.stat = Some(ObjectStat {
@@ -90,7 +130,7 @@ fn read_once(
         let data = match &file {
             Some(rel) => match files::read_range(inner, rel, size, off, len)? {
                 Some(d) => d,
-                None => return Ok(None),
+                None => return Ok(Attempt::FileRaced),
             },
             None => inline.unwrap_or_default(),
         };
@@ -161,5 +201,5 @@ fn read_once(
     if op.omap_header {
         out.omap_header = Some(Bytes::from(header.unwrap_or_default()));
     }
-    Ok(Some(out))
+    Ok(Attempt::Done(out))
 }

@@ -6,10 +6,10 @@
 //! round trip. The `rados` backend is then a thin mapping onto librados, and the
 //! embedded `local` backend reproduces the same semantics on a local directory.
 //!
-//! Every operation exists in two forms: an `async` one that never blocks a tokio
-//! worker, and a `_blocking` one for callers that own a whole OS thread per
-//! request (the gateway's blocking pool mode, through
-//! [`adapters::BlockingCalls`]).
+//! Every operation exists in two forms: an `async` one that never waits on a
+//! tokio worker (for I/O, a lock or the network), and a `_blocking` one for
+//! callers that own a whole OS thread per request (the gateway's blocking
+//! pool mode, through [`adapters::BlockingCalls`]).
 
 pub mod adapters;
 mod error;

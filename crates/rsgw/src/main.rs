@@ -14,6 +14,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc instead of glibc's malloc: with hundreds of handler threads
+/// sharing glibc's few arenas, allocation was about 15% of a small GET's CPU
+/// (docs/perf/frontend.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// rsgw: a native S3 gateway for Ceph, and the lab to size it.
 #[derive(Parser)]
 #[command(version, about, long_about = None)]

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# The frontend benchmark of docs/perf/frontend.md, in one run on the same
+# cores: a 260-byte public-read object fetched anonymously with ab
+#   - `ab -c 1000 -n N` (no keep-alive: the published radosgw thread-pool test)
+#   - `ab -k -c 100 -n N`
+# from rsgw on the rados backend against radosgw on the same throwaway cluster
+# (both configured from the same ceph.conf section, [client.rgw.gw]:
+# 512 threads), and from rsgw on the embedded backend against nginx serving
+# the same 260-byte file. Prints req/s, p50/p99, failed requests and each
+# server's CPU-seconds per 10,000 requests (utime+stime from /proc/PID/stat),
+# then the ratios the frontend issue targets.
+#   benches/frontend.sh [REQUESTS]       # default 50000 per ab run
+# Uses the dev cluster of scripts/ceph-micro (started if needed) and port 7480.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-50000}
+cargo build --release -q --features rados -p rsgw
+RSGW=$PWD/target/release/rsgw
+scripts/ceph-micro start >/dev/null
+eval "$(scripts/ceph-micro env)"
+D=$(dirname "$CEPH_CONF")
+PORT=7480
+URL=http://127.0.0.1:$PORT
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  scripts/ceph-micro stop rgw >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+ulimit -n "$(ulimit -Hn)"
+hz=$(getconf CLK_TCK)
+{ printf 'rsgw small public GET; 260 bytes exactly.\n'; printf '%217s\n' '' | tr ' ' '.'; } >"$work/obj"
+results=$work/results
+
+wait_http() { for _ in $(seq 300); do curl -s -o /dev/null "$URL/" && return 0; sleep 0.1; done; echo "nothing on $URL"; exit 1; }
+cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $t; }
+put_public() { # access secret
+  local s3=(curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user "$1:$2" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
+  "${s3[@]}" -X PUT "$URL/bench" >/dev/null 2>&1 || true
+  "${s3[@]}" -X PUT -H "x-amz-acl: public-read" --upload-file "$work/obj" "$URL/bench/small" >/dev/null
+}
+# measure NAME PATH PID...: both ab loads, one result line each
+measure() {
+  local name=$1 path=$2
+  shift 2
+  [[ $(curl -s "$URL$path" | wc -c) == 260 ]] || { echo "$name: the object is not served"; exit 1; }
+  ab -q -c 100 -n 2000 "$URL$path" >/dev/null 2>&1 || true   # warm-up
+  local load args c0 c1 out
+  for load in "c1000" "k100"; do
+    case $load in
+      c1000) args=(-r -s 60 -c 1000 -n "$N") ;;
+      k100) args=(-r -s 60 -k -c 100 -n "$N") ;;
+    esac
+    c0=$(cpu_ticks "$@")
+    out=$(ab "${args[@]}" "$URL$path" 2>&1)
+    c1=$(cpu_ticks "$@")
+    awk -v name="$name" -v load="$load" -v ticks=$((c1 - c0)) -v hz="$hz" -v n="$N" '
+      /Requests per second/ {rps = $4}
+      /^Failed requests/ {failed = $3}
+      /^Non-2xx responses/ {non2xx = $3}
+      /^  50%/ {p50 = $2}
+      /^  99%/ {p99 = $2}
+      END {printf "%s %s %.0f %s %s %d %d %.3f\n", name, load, rps, p50, p99, failed, non2xx, ticks / hz / n * 10000}
+    ' <<<"$out" | tee -a "$results"
+  done
+}
+
+echo "== radosgw (client.rgw.gw, rgw_thread_pool_size = 512, tcp_nodelay=1)"
+# tcp_nodelay=1 as rsgw has by default, so Nagle does not handicap radosgw
+RGW_PORT=$PORT RGW_BEAST_OPTS="tcp_nodelay=1" scripts/ceph-micro rgw 512 >/dev/null
+rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "$D/pids")
+put_public MICROACCESSKEY000001 microsecretkey00000000000000000000000001
+measure radosgw /bench/small "$rgw_pid"
+scripts/ceph-micro stop rgw >/dev/null
+
+echo "== rsgw, rados backend, from the same ceph.conf section"
+printf '[frontend]\nadmin_endpoint = ""\n[store]\npool_prefix = "rsgwbench"\n' >"$work/extra.toml"
+printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
+  "$CEPH_CONF" >"$work/admin.toml"
+"$RSGW" admin -c "$work/admin.toml" user info --uid bench >/dev/null 2>&1 ||
+  "$RSGW" admin -c "$work/admin.toml" user create --uid bench --display-name Bench \
+    --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+"$RSGW" serve -c "$work/extra.toml" --ceph-conf "$CEPH_CONF" --name client.rgw.gw 2>"$work/rsgw-rados.log" &
+pids+=($!)
+wait_http
+put_public BENCHACCESSKEY000001 benchsecret
+measure rsgw-rados /bench/small "${pids[-1]}"
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
+
+echo "== rsgw, embedded backend (defaults: async, 512 threads)"
+printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[store]\npath = "%s/data"\n' "$PORT" "$work" >"$work/local.toml"
+"$RSGW" admin -c "$work/local.toml" user create --uid bench --display-name Bench \
+  --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+"$RSGW" serve -c "$work/local.toml" 2>"$work/rsgw-local.log" &
+pids+=($!)
+wait_http
+put_public BENCHACCESSKEY000001 benchsecret
+measure rsgw-local /bench/small "${pids[-1]}"
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
+
+echo "== nginx, the same 260-byte file"
+mkdir -p "$work/www/bench" "$work/nginx"
+chmod 755 "$work" "$work/www" "$work/www/bench"; chmod 644 "$work/obj"
+cp "$work/obj" "$work/www/bench/small"
+cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes auto;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx;
+  proxy_temp_path $work/nginx;
+  fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx;
+  scgi_temp_path $work/nginx;
+  server { listen 127.0.0.1:$PORT backlog=4096; root $work/www; }
+}
+EOF
+nginx -c "$work/nginx/nginx.conf"
+wait_http
+master=$(cat "$work/nginx/nginx.pid")
+pids+=("$master")
+measure nginx /bench/small "$master" $(pgrep -P "$master")
+kill -QUIT "$master"
+
+echo
+echo "| server | load | req/s | p50 ms | p99 ms | failed | non-2xx | CPU s / 10k req |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+while read -r name load rps p50 p99 failed non2xx cpu; do
+  case $load in c1000) l="ab -c 1000 -n $N" ;; k100) l="ab -k -c 100 -n $N" ;; esac
+  echo "| $name | \`$l\` | $rps | $p50 | $p99 | $failed | $non2xx | $cpu |"
+done <"$results"
+echo
+awk '
+  {rps[$1 " " $2] = $3; cpu[$1 " " $2] = $8}
+  END {
+    for (l in a) {}
+    split("c1000 k100", loads, " ")
+    for (i = 1; i <= 2; i++) {
+      l = loads[i]
+      printf "%s: rsgw-rados / radosgw req/s %.1fx (target >= 5x), CPU per request %.3f (target <= 0.1); rsgw-local / nginx req/s %.2fx (target >= 0.7x, no keep-alive)\n",
+        l, rps["rsgw-rados " l] / rps["radosgw " l], cpu["rsgw-rados " l] / cpu["radosgw " l], rps["rsgw-local " l] / rps["nginx " l]
+    }
+  }' "$results"

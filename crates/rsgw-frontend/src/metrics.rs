@@ -139,6 +139,11 @@ impl Metrics {
         self.latency[op].observe(elapsed);
     }
 
+    /// The name of operation `op`.
+    pub fn operation_name(&self, op: usize) -> &'static str {
+        self.operations.get(op).copied().unwrap_or("Other")
+    }
+
     /// Requests counted with this operation and status so far.
     pub fn requests(&self, op: usize, status: u16) -> u64 {
         let s = usize::from(status - STATUS_MIN);

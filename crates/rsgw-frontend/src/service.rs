@@ -108,8 +108,13 @@ impl<H: Handler> hyper::service::Service<Request<Incoming>> for FrontendService<
     type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
 
     fn call(&self, req: Request<Incoming>) -> Self::Future {
+        use tracing::Instrument;
         let this = self.clone();
-        Box::pin(async move { Ok(this.serve(req).await) })
+        // a span per request; with logging at its default (info) this is a
+        // single disabled-callsite check
+        let span =
+            tracing::debug_span!("request", method = %req.method(), path = %req.uri().path());
+        Box::pin(async move { Ok(this.serve(req).await) }.instrument(span))
     }
 }
 
@@ -125,9 +130,15 @@ struct InFlight {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        let elapsed = self.start.elapsed();
         self.metrics.outstanding.dec();
-        self.metrics
-            .record(self.op, self.status, self.start.elapsed());
+        self.metrics.record(self.op, self.status, elapsed);
+        tracing::debug!(
+            op = self.metrics.operation_name(self.op),
+            status = self.status,
+            micros = elapsed.as_micros() as u64,
+            "request finished"
+        );
     }
 }
 

@@ -33,6 +33,11 @@ enum Command {
     /// Run the gateway: an HTTP/1.1 S3 endpoint on the configured store
     /// (the embedded backend in ./rsgw-data when no config is given).
     Serve(serve::ServeArgs),
+    /// Load generators and the sizing lab, against rsgw or any other server.
+    Bench {
+        #[command(subcommand)]
+        command: rsgw_bench::BenchCommand,
+    },
     /// Work on the store directly: benchmarks and maintenance.
     Admin {
         /// Configuration file (TOML; see docs/config.md). Without one the
@@ -55,6 +60,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
+        Command::Bench { command } => rsgw_bench::run(&command),
         Command::Admin { config, command } => admin::run(config.as_deref(), command),
     };
     match result {

@@ -1,0 +1,265 @@
+//! The smallest HTTP/1.x client a load generator needs: one GET (or HEAD) at
+//! a time on a connection, as `ab` sends them, and a response read to its
+//! end. Nothing here allocates per request beyond the reused buffer.
+
+use std::io;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A parsed target URL (`http://host[:port]/path?query`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Host as written in the URL (for the Host header).
+    pub host: String,
+    /// TCP port (80 by default).
+    pub port: u16,
+    /// Path and query.
+    pub path: String,
+}
+
+impl Target {
+    /// Parses `http://host[:port][/path]`; https is not supported.
+    pub fn parse(url: &str) -> Result<Self, String> {
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| format!("'{url}': only http:// URLs are supported"))?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (
+                h,
+                p.parse::<u16>()
+                    .map_err(|_| format!("'{url}': bad port '{p}'"))?,
+            ),
+            _ => (authority, 80),
+        };
+        if host.is_empty() {
+            return Err(format!("'{url}': no host"));
+        }
+        Ok(Target {
+            host: host.to_string(),
+            port,
+            path: path.to_string(),
+        })
+    }
+
+    /// `host:port` for connecting.
+    pub fn addr(&self) -> String {
+        format!(
+            "{}:{}",
+            self.host.trim_start_matches('[').trim_end_matches(']'),
+            self.port
+        )
+    }
+}
+
+/// Builds the request bytes once: `ab`'s HTTP/1.0 GET, with `Connection:
+/// Keep-Alive` when asked, and the extra headers.
+pub fn request(t: &Target, method: &str, keepalive: bool, headers: &[String]) -> Vec<u8> {
+    let mut r = format!("{method} {} HTTP/1.0\r\n", t.path);
+    let has = |name: &str| {
+        headers.iter().any(|h| {
+            h.split(':')
+                .next()
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case(name))
+        })
+    };
+    if !has("host") {
+        let host = if t.port == 80 {
+            t.host.clone()
+        } else {
+            format!("{}:{}", t.host, t.port)
+        };
+        r.push_str(&format!("Host: {host}\r\n"));
+    }
+    if keepalive {
+        r.push_str("Connection: Keep-Alive\r\n");
+    }
+    if !has("user-agent") {
+        r.push_str("User-Agent: rsgw-bench (ApacheBench compatible)\r\n");
+    }
+    if !has("accept") {
+        r.push_str("Accept: */*\r\n");
+    }
+    for h in headers {
+        r.push_str(h.trim());
+        r.push_str("\r\n");
+    }
+    r.push_str("\r\n");
+    r.into_bytes()
+}
+
+/// What one response was.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status.
+    pub status: u16,
+    /// Body bytes received.
+    pub body_len: u64,
+    /// Header and body bytes received.
+    pub total_len: u64,
+    /// The server keeps the connection open.
+    pub keepalive: bool,
+    /// The `Server` header, if any.
+    pub server: Option<String>,
+}
+
+/// Why a request failed, in `ab`'s categories.
+#[derive(Debug)]
+pub enum Failure {
+    /// Connecting failed.
+    Connect(io::Error),
+    /// Sending failed or the connection broke while reading (a reset).
+    Receive(io::Error),
+    /// The response could not be parsed.
+    Exception(String),
+}
+
+impl Failure {
+    /// Whether the peer reset the connection.
+    pub fn is_reset(&self) -> bool {
+        match self {
+            Failure::Connect(e) | Failure::Receive(e) => matches!(
+                e.kind(),
+                io::ErrorKind::ConnectionReset
+                    | io::ErrorKind::ConnectionAborted
+                    | io::ErrorKind::BrokenPipe
+            ),
+            Failure::Exception(_) => false,
+        }
+    }
+}
+
+/// Sends `req` on `stream` and reads the response; returns it with the time
+/// the first response byte arrived. `head` means no body follows.
+pub async fn exchange(
+    stream: &mut TcpStream,
+    req: &[u8],
+    buf: &mut Vec<u8>,
+    head: bool,
+) -> Result<(Response, std::time::Instant), Failure> {
+    stream.write_all(req).await.map_err(Failure::Receive)?;
+    buf.clear();
+    let mut first_byte = None;
+    // headers
+    let (header_len, mut resp, content_length) = loop {
+        if buf.capacity() - buf.len() < 4096 {
+            buf.reserve(8192);
+        }
+        let n = stream.read_buf(buf).await.map_err(Failure::Receive)?;
+        if first_byte.is_none() {
+            first_byte = Some(std::time::Instant::now());
+        }
+        if n == 0 {
+            return Err(Failure::Receive(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "connection closed before the response headers",
+            )));
+        }
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut parsed = httparse::Response::new(&mut headers);
+        match parsed.parse(buf) {
+            Ok(httparse::Status::Complete(len)) => {
+                let version = parsed.version.unwrap_or(0);
+                let mut r = Response {
+                    status: parsed.code.unwrap_or(0),
+                    keepalive: version == 1,
+                    ..Response::default()
+                };
+                let mut content_length = None;
+                for h in parsed.headers.iter() {
+                    if h.name.eq_ignore_ascii_case("content-length") {
+                        content_length = std::str::from_utf8(h.value)
+                            .ok()
+                            .and_then(|v| v.trim().parse::<u64>().ok());
+                    } else if h.name.eq_ignore_ascii_case("connection") {
+                        let v = String::from_utf8_lossy(h.value).to_ascii_lowercase();
+                        if v.contains("close") {
+                            r.keepalive = false;
+                        } else if v.contains("keep-alive") {
+                            r.keepalive = true;
+                        }
+                    } else if h.name.eq_ignore_ascii_case("server") {
+                        r.server = Some(String::from_utf8_lossy(h.value).into_owned());
+                    } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+                        return Err(Failure::Exception(
+                            "chunked responses are not supported".into(),
+                        ));
+                    }
+                }
+                break (len, r, content_length);
+            }
+            Ok(httparse::Status::Partial) => {
+                if buf.len() > 1 << 20 {
+                    return Err(Failure::Exception("response headers over 1 MiB".into()));
+                }
+            }
+            Err(e) => return Err(Failure::Exception(format!("bad response: {e}"))),
+        }
+    };
+    // body: by length, or to the end of the connection
+    let mut body = (buf.len() - header_len) as u64;
+    let expect = if head || resp.status == 204 || resp.status == 304 {
+        Some(0)
+    } else {
+        content_length
+    };
+    if expect.is_none() {
+        resp.keepalive = false;
+    }
+    loop {
+        if expect.is_some_and(|e| body >= e) {
+            break;
+        }
+        buf.clear();
+        if buf.capacity() < 65536 {
+            buf.reserve(65536);
+        }
+        let n = stream.read_buf(buf).await.map_err(Failure::Receive)?;
+        if n == 0 {
+            if expect.is_some() {
+                return Err(Failure::Receive(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "connection closed inside the body",
+                )));
+            }
+            break;
+        }
+        body += n as u64;
+    }
+    resp.body_len = body;
+    resp.total_len = header_len as u64 + body;
+    Ok((resp, first_byte.unwrap_or_else(std::time::Instant::now)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_urls() {
+        let t = Target::parse("http://127.0.0.1:7480/b/k?x=1").expect("url");
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("127.0.0.1", 7480, "/b/k?x=1")
+        );
+        assert_eq!(Target::parse("http://h").expect("url").path, "/");
+        assert_eq!(Target::parse("http://h/").expect("url").port, 80);
+        assert!(Target::parse("https://h/").is_err());
+        assert!(Target::parse("http://h:x/").is_err());
+    }
+
+    #[test]
+    fn builds_ab_requests() {
+        let t = Target::parse("http://h:81/p").expect("url");
+        let r = String::from_utf8(request(&t, "GET", true, &["X-A: 1".into()])).expect("utf8");
+        assert!(r.starts_with("GET /p HTTP/1.0\r\nHost: h:81\r\nConnection: Keep-Alive\r\n"));
+        assert!(r.ends_with("X-A: 1\r\n\r\n"));
+        let r =
+            String::from_utf8(request(&t, "GET", false, &["Host: other".into()])).expect("utf8");
+        assert!(!r.contains("Host: h:81") && r.contains("Host: other"));
+    }
+}

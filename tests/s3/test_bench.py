@@ -1,0 +1,89 @@
+"""`rsgw bench ab` against every target (rsgw on both backends and the real
+radosgw), compared with ab's report format, and against a server that
+resets connections: ab aborts there, rsgw bench ab counts the resets and
+finishes."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from test_admin import free_port, wait_for_port
+
+RSGW = os.environ.get("RSGW_BIN", "rsgw")
+RESET_SERVER = os.path.join(os.path.dirname(__file__), "..", "tools", "reset_server.py")
+
+
+def bench_ab(*args):
+    r = subprocess.run([RSGW, "bench", "ab", *args], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture(scope="module")
+def public_small(t):
+    b = f"bench-{uuid.uuid4().hex[:16]}"
+    t.alice.create_bucket(Bucket=b)
+    t.alice.put_object(Bucket=b, Key="small", Body=b"y" * 260, ACL="public-read")
+    yield f"{t.endpoint}/{b}/small"
+    t.alice.delete_object(Bucket=b, Key="small")
+    t.alice.delete_bucket(Bucket=b)
+
+
+@pytest.mark.parametrize("keepalive", [False, True])
+def test_ab_load_on_a_public_object(public_small, keepalive):
+    args = ["-c", "10", "-n", "400", "--json"] + (["-k"] if keepalive else [])
+    r = json.loads(bench_ab(*args, public_small).stdout)
+    assert r["complete_requests"] == 400
+    assert r["failed_requests"] == 0 and r["non_2xx_responses"] == 0 and r["connection_resets"] == 0
+    assert r["document_length"] == 260 and r["html_transferred"] == 400 * 260
+    assert r["requests_per_second"] > 0
+    assert [p for p, _ in r["percentiles"]] == [50, 66, 75, 80, 90, 95, 98, 99, 100]
+    if keepalive:
+        assert r["keepalive_requests"] >= 390
+
+
+def test_text_report_reads_like_ab(public_small):
+    out = bench_ab("-c", "4", "-n", "200", public_small).stdout
+    for line in ["Document Length:        260 bytes", "Complete requests:      200",
+                 "Failed requests:        0", "Connection Times (ms)",
+                 "Percentage of the requests served within a certain time (ms)"]:
+        assert line in out, out
+    assert re.search(r"^Requests per second:\s+[\d.]+ \[#/sec\] \(mean\)$", out, re.M), out
+    assert re.search(r"^ 100%\s+\d+ \(longest request\)$", out, re.M), out
+
+
+def test_non_2xx_responses_are_counted(t):
+    r = json.loads(bench_ab("-c", "2", "-n", "50", "--json", f"{t.endpoint}/nosuchbucket-{uuid.uuid4().hex[:8]}/k").stdout)
+    assert r["complete_requests"] == 50 and r["non_2xx_responses"] == 50
+
+
+def test_resets_are_counted_where_ab_aborts(tmp_path):
+    port = free_port()
+    server = subprocess.Popen([sys.executable, RESET_SERVER, str(port), "3"])
+    try:
+        wait_for_port(port)
+        url = f"http://127.0.0.1:{port}/"
+        r = json.loads(bench_ab("-c", "4", "-n", "300", "--json", url).stdout)
+        assert r["complete_requests"] == 300
+        assert 80 <= r["connection_resets"] <= 120, r
+        assert r["failed_receive"] == r["connection_resets"]
+        ab = shutil.which("ab")
+        assert ab, "ab (apache2-utils) is missing"
+        a = subprocess.run([ab, "-c", "4", "-n", "300", url], capture_output=True, text=True, timeout=60)
+        assert "Connection reset by peer" in a.stderr, a.stderr
+        done = re.search(r"Total of (\d+) requests completed", a.stdout + a.stderr)
+        assert done and int(done.group(1)) < 300, a.stdout + a.stderr
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_refuses_more_connections_than_it_can_open():
+    r = subprocess.run([RSGW, "bench", "ab", "-c", "20001", "-n", "30000", "http://127.0.0.1:9/"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "-c must be between 1 and 20000" in r.stderr

@@ -28,38 +28,17 @@ ulimit -n "$(ulimit -Hn)"
 server_cpu=$(($(nproc) - 1))
 ((server_cpu > 0)) || { echo "needs 2 CPUs: one for the server, one for the load generator"; exit 1; }
 client=(taskset -c 0)
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing on $1"; exit 1; }
-{ printf 'rsgw small public GET; 260 bytes exactly.\n'; printf '%217s\n' '' | tr ' ' '.'; } >"$work/obj"
-chmod 644 "$work/obj"
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+small_object "$work/obj"
 
 # nginx
-ngx_port=$(port)
-mkdir -p "$work/www/bench" "$work/nginx"
-chmod 755 "$work/www" "$work/www/bench"
-cp "$work/obj" "$work/www/bench/small"
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes 1;
-worker_cpu_affinity 1$(printf '%0*d' "$server_cpu" 0);
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx;
-  proxy_temp_path $work/nginx;
-  fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx;
-  scgi_temp_path $work/nginx;
-  server { listen 127.0.0.1:$ngx_port backlog=4096; root $work/www; }
-}
-EOF
-nginx -c "$work/nginx/nginx.conf"
-pids+=("$(cat "$work/nginx/nginx.pid")")
-wait_http "http://127.0.0.1:$ngx_port/bench/small"
+ngx_port=$(free_port)
+pids+=("$(start_nginx "$ngx_port" "$work/obj" "worker_processes 1;
+worker_cpu_affinity 1$(printf '%0*d' "$server_cpu" 0);")")
 
 # rsgw, embedded backend
-gw_port=$(port)
+gw_port=$(free_port)
 printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[cpu]\ncpuset = "%s"\n[store]\npath = "%s/data"\n' \
   "$gw_port" "$server_cpu" "$work" >"$work/rsgw.toml"
 "$RSGW" admin -c "$work/rsgw.toml" user create --uid bench --display-name Bench \
@@ -67,10 +46,7 @@ printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[cpu]\ncp
 "$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
 pids+=($!)
 wait_http "http://127.0.0.1:$gw_port/"
-s3=(curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user BENCHACCESSKEY000001:benchsecret
-  -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
-"${s3[@]}" -X PUT "http://127.0.0.1:$gw_port/bench" >/dev/null
-"${s3[@]}" -X PUT -H "x-amz-acl: public-read" --upload-file "$work/obj" "http://127.0.0.1:$gw_port/bench/small" >/dev/null
+put_public_object "http://127.0.0.1:$gw_port" BENCHACCESSKEY000001 benchsecret "$work/obj"
 
 rps() { awk '/^Requests per second/ {print $4}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
@@ -95,7 +71,7 @@ for target in "nginx http://127.0.0.1:$ngx_port/bench/small" "rsgw http://127.0.
 done
 
 echo
-rs_port=$(port)
+rs_port=$(free_port)
 python3 tests/tools/reset_server.py "$rs_port" 3 &
 pids+=($!)
 wait_http "http://127.0.0.1:$rs_port/" || true

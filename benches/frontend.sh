@@ -31,16 +31,13 @@ cleanup() {
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
 hz=$(getconf CLK_TCK)
-{ printf 'rsgw small public GET; 260 bytes exactly.\n'; printf '%217s\n' '' | tr ' ' '.'; } >"$work/obj"
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+small_object "$work/obj"
 results=$work/results
 
-wait_http() { for _ in $(seq 300); do curl -s -o /dev/null "$URL/" && return 0; sleep 0.1; done; echo "nothing on $URL"; exit 1; }
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $t; }
-put_public() { # access secret
-  local s3=(curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user "$1:$2" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
-  "${s3[@]}" -X PUT "$URL/bench" >/dev/null 2>&1 || true
-  "${s3[@]}" -X PUT -H "x-amz-acl: public-read" --upload-file "$work/obj" "$URL/bench/small" >/dev/null
-}
+put_public() { put_public_object "$URL" "$1" "$2" "$work/obj"; }
 # measure NAME PATH PID...: both ab loads, one result line each
 measure() {
   local name=$1 path=$2
@@ -84,7 +81,7 @@ printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.
     --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
 "$RSGW" serve -c "$work/extra.toml" --ceph-conf "$CEPH_CONF" --name client.rgw.gw 2>"$work/rsgw-rados.log" &
 pids+=($!)
-wait_http
+wait_http "$URL/"
 put_public BENCHACCESSKEY000001 benchsecret
 measure rsgw-rados /bench/small "${pids[-1]}"
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
@@ -95,33 +92,13 @@ printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[store]\n
   --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
 "$RSGW" serve -c "$work/local.toml" 2>"$work/rsgw-local.log" &
 pids+=($!)
-wait_http
+wait_http "$URL/"
 put_public BENCHACCESSKEY000001 benchsecret
 measure rsgw-local /bench/small "${pids[-1]}"
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
 
 echo "== nginx, the same 260-byte file"
-mkdir -p "$work/www/bench" "$work/nginx"
-chmod 755 "$work" "$work/www" "$work/www/bench"; chmod 644 "$work/obj"
-cp "$work/obj" "$work/www/bench/small"
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx;
-  proxy_temp_path $work/nginx;
-  fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx;
-  scgi_temp_path $work/nginx;
-  server { listen 127.0.0.1:$PORT backlog=4096; root $work/www; }
-}
-EOF
-nginx -c "$work/nginx/nginx.conf"
-wait_http
-master=$(cat "$work/nginx/nginx.pid")
+master=$(start_nginx "$PORT" "$work/obj" "worker_processes auto;")
 pids+=("$master")
 measure nginx /bench/small "$master" $(pgrep -P "$master")
 kill -QUIT "$master"

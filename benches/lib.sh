@@ -1,0 +1,52 @@
+# Helpers the benchmark scripts source: the 260-byte object, waiting for a
+# server, a free port, an rsgw user, and nginx serving the same bytes.
+# They expect $work (a scratch directory) to be set.
+
+# The 260-byte object every small-GET benchmark serves.
+small_object() { # FILE
+  { printf 'rsgw small public GET; 260 bytes exactly.\n'; printf '%217s\n' '' | tr ' ' '.'; } >"$1"
+  chmod 644 "$1"
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_http() { # URL
+  for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done
+  echo "nothing answers on $1"
+  exit 1
+}
+
+# Creates bucket "bench" and a public-read "bench/small" holding FILE, with
+# SigV4-signed curl requests.
+put_public_object() { # ENDPOINT ACCESS SECRET FILE
+  local s3=(curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user "$2:$3"
+    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
+  "${s3[@]}" -X PUT "$1/bench" >/dev/null 2>&1 || true
+  "${s3[@]}" -X PUT -H "x-amz-acl: public-read" --upload-file "$4" "$1/bench/small" >/dev/null
+}
+
+# Starts nginx serving FILE as /bench/small on PORT; prints the master's pid.
+# WORKER_LINES: its worker_processes (and worker_cpu_affinity) lines.
+start_nginx() { # PORT FILE WORKER_LINES
+  mkdir -p "$work/www/bench" "$work/nginx"
+  chmod 755 "$work" "$work/www" "$work/www/bench"
+  cp "$2" "$work/www/bench/small"
+  cat >"$work/nginx/nginx.conf" <<NGINX
+$3
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx;
+  proxy_temp_path $work/nginx;
+  fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx;
+  scgi_temp_path $work/nginx;
+  server { listen 127.0.0.1:$1 backlog=4096; root $work/www; }
+}
+NGINX
+  nginx -c "$work/nginx/nginx.conf"
+  wait_http "http://127.0.0.1:$1/bench/small"
+  cat "$work/nginx/nginx.pid"
+}

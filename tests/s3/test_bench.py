@@ -87,3 +87,28 @@ def test_refuses_more_connections_than_it_can_open():
     r = subprocess.run([RSGW, "bench", "ab", "-c", "20001", "-n", "30000", "http://127.0.0.1:9/"],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0 and "-c must be between 1 and 20000" in r.stderr
+
+
+WORKLOADS = os.path.join(os.path.dirname(__file__), "..", "..", "benches", "workloads")
+
+
+@pytest.mark.parametrize("workload,prepared", [("cosbench-mix-small.xml", 400), ("cosbench-read99.xml", 10)])
+def test_cosbench_workloads_run_unchanged(t, workload, prepared):
+    """The sample COSBench workloads, endpoint and keys overridden, timed
+    works cut to 2 s and 8 workers: every stage runs, nothing fails."""
+    r = bench_s3(os.path.join(WORKLOADS, workload), "--endpoint", t.endpoint,
+                 "--access-key", os.environ["ALICE_AK"], "--secret-key", os.environ["ALICE_SK"],
+                 "--runtime", "2", "--max-workers", "8", "--json")
+    works = {(w["work"], o["op"]): o for w in r for o in w["ops"]}
+    assert all(o["errors"] == 0 for o in works.values()), works
+    assert works[("prepare", "prepare")]["ops"] == prepared
+    assert works[("main", "read")]["ops"] > 0 and works[("main", "read")]["mb_per_s"] > 0
+    assert ("cleanup", "cleanup") in works and ("dispose", "dispose") in works
+    if workload == "cosbench-mix-small.xml":
+        assert works[("fixed-count", "read")]["ops"] == 400
+
+
+def bench_s3(*args):
+    r = subprocess.run([RSGW, "bench", "s3", *args], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)

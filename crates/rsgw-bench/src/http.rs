@@ -141,7 +141,22 @@ pub async fn exchange(
     buf: &mut Vec<u8>,
     head: bool,
 ) -> Result<(Response, std::time::Instant), Failure> {
+    exchange_with_body(stream, req, &[], buf, head).await
+}
+
+/// [`exchange`] for a request with a body (sent after `req`, which must
+/// declare its length).
+pub async fn exchange_with_body(
+    stream: &mut TcpStream,
+    req: &[u8],
+    body: &[u8],
+    buf: &mut Vec<u8>,
+    head: bool,
+) -> Result<(Response, std::time::Instant), Failure> {
     stream.write_all(req).await.map_err(Failure::Receive)?;
+    if !body.is_empty() {
+        stream.write_all(body).await.map_err(Failure::Receive)?;
+    }
     buf.clear();
     let mut first_byte = None;
     // headers

@@ -3,7 +3,10 @@
 //! the server's crates.
 
 pub mod ab;
+pub mod cosbench;
 pub mod http;
+pub mod s3;
+pub mod sign;
 
 use clap::Subcommand;
 
@@ -14,11 +17,16 @@ pub enum BenchCommand {
     /// ab's report, on several threads, up to 20000 connections, resets
     /// counted instead of ending the run; --json for machines.
     Ab(ab::AbArgs),
+    /// Signed S3 workloads from COSBench workload files (init, prepare,
+    /// read/write/delete mixes, cleanup, dispose), with per-operation ops/s,
+    /// MB/s, latency percentiles and errors.
+    S3(s3::S3Args),
 }
 
 /// Runs a bench subcommand.
 pub fn run(cmd: &BenchCommand) -> Result<(), Box<dyn std::error::Error>> {
     match cmd {
         BenchCommand::Ab(args) => ab::run(args),
+        BenchCommand::S3(args) => s3::run(args),
     }
 }

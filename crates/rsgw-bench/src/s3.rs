@@ -1,0 +1,664 @@
+//! `rsgw bench s3`: signed S3 workloads from COSBench workload files, run
+//! natively: stages in order, each work's workers on keep-alive connections,
+//! per-operation ops/s, MB/s, latency percentiles and errors.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use clap::Args;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use tokio::net::TcpStream;
+
+use crate::cosbench::{OpKind, Operation, Selector, Sizes, Target, Work, WorkKind, Workload};
+use crate::http::{self, Failure};
+use crate::sign::{self, Credentials};
+
+/// `rsgw bench s3` flags.
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "\
+Runs a COSBench workload file natively: the stages init, prepare, normal works \
+(operations read, write and delete with ratios, for runtime seconds or totalOps \
+operations), cleanup and dispose; selectors c(N), u(A,B), r(A,B); sizes in B, KB \
+and MB (COSBench's decimal units); cprefix and oprefix. Endpoint and keys come \
+from the storage element unless given here. Workers use one keep-alive \
+connection each; requests are signed with SigV4 (path style, unsigned payload).")]
+pub struct S3Args {
+    /// The COSBench workload XML file.
+    pub workload: PathBuf,
+    /// S3 endpoint, e.g. http://127.0.0.1:7480 (overrides the workload's).
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// Access key (overrides the workload's accesskey).
+    #[arg(long)]
+    pub access_key: Option<String>,
+    /// Secret key (overrides the workload's secretkey).
+    #[arg(long)]
+    pub secret_key: Option<String>,
+    /// Region signed into requests.
+    #[arg(long, default_value = "us-east-1")]
+    pub region: String,
+    /// Run each timed work for at most this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub runtime: Option<u64>,
+    /// Run each work with at most this many workers.
+    #[arg(long, value_name = "N")]
+    pub max_workers: Option<usize>,
+    /// No progress lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One operation kind's figures in one work.
+#[derive(Serialize, Debug, Clone)]
+pub struct OpReport {
+    /// `read`, `write`, `delete`, `init`, ...
+    pub op: String,
+    /// Operations that succeeded.
+    pub ops: u64,
+    /// Operations that failed (transport errors and unexpected statuses).
+    pub errors: u64,
+    /// Successful operations per second.
+    pub ops_per_s: f64,
+    /// Payload megabytes (10^6) per second, read or written.
+    pub mb_per_s: f64,
+    /// Mean latency, ms.
+    pub mean_ms: f64,
+    /// Median latency, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Slowest, ms.
+    pub max_ms: f64,
+}
+
+/// One work's figures.
+#[derive(Serialize, Debug, Clone)]
+pub struct WorkReport {
+    /// Stage name.
+    pub stage: String,
+    /// Work name.
+    pub work: String,
+    /// Workers.
+    pub workers: usize,
+    /// Seconds it ran.
+    pub seconds: f64,
+    /// Per operation kind.
+    pub ops: Vec<OpReport>,
+}
+
+#[derive(Default)]
+struct OpStats {
+    ok: u64,
+    errors: u64,
+    bytes: u64,
+    latency: Option<Histogram<u64>>,
+    first_error: Option<String>,
+}
+
+impl OpStats {
+    fn record(&mut self, r: &Result<u64, String>, took: Duration) {
+        match r {
+            Ok(bytes) => {
+                self.ok += 1;
+                self.bytes += bytes;
+                self.latency
+                    .get_or_insert_with(|| {
+                        Histogram::new_with_bounds(1, 3_600_000_000, 3)
+                            .expect("valid histogram bounds")
+                    })
+                    .saturating_record((took.as_micros() as u64).max(1));
+            }
+            Err(e) => {
+                self.errors += 1;
+                if self.first_error.is_none() {
+                    self.first_error = Some(e.clone());
+                }
+            }
+        }
+    }
+
+    fn merge(&mut self, o: OpStats) {
+        self.ok += o.ok;
+        self.errors += o.errors;
+        self.bytes += o.bytes;
+        if self.first_error.is_none() {
+            self.first_error = o.first_error;
+        }
+        match (&mut self.latency, o.latency) {
+            (Some(a), Some(b)) => {
+                let _ = a.add(&b);
+            }
+            (None, b) => self.latency = b,
+            _ => {}
+        }
+    }
+}
+
+/// A worker's connection to the endpoint.
+struct Client {
+    target: http::Target,
+    host_header: String,
+    creds: Arc<Credentials>,
+    stream: Option<TcpStream>,
+    buf: Vec<u8>,
+}
+
+impl Client {
+    /// Sends a signed request; returns the status and body bytes received.
+    async fn send(&mut self, method: &str, path: &str, body: &[u8]) -> Result<(u16, u64), String> {
+        let path = sign::encode_path(path);
+        let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.host_header);
+        for (k, v) in sign::headers(
+            &self.creds,
+            method,
+            &self.host_header,
+            &path,
+            SystemTime::now(),
+        ) {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        if method == "PUT" {
+            req.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        req.push_str("\r\n");
+        for attempt in 0..2 {
+            let reused = self.stream.is_some();
+            let mut stream = match self.stream.take() {
+                Some(s) => s,
+                None => TcpStream::connect(self.target.addr())
+                    .await
+                    .map_err(|e| format!("connect: {e}"))?,
+            };
+            let _ = stream.set_nodelay(true);
+            match http::exchange_with_body(
+                &mut stream,
+                req.as_bytes(),
+                body,
+                &mut self.buf,
+                method == "HEAD",
+            )
+            .await
+            {
+                Ok((resp, _)) => {
+                    if resp.keepalive {
+                        self.stream = Some(stream);
+                    }
+                    return Ok((resp.status, resp.body_len));
+                }
+                // a kept-alive connection closed while idle: once more, fresh
+                Err(Failure::Receive(_)) if reused && attempt == 0 => continue,
+                Err(Failure::Connect(e) | Failure::Receive(e)) => return Err(e.to_string()),
+                Err(Failure::Exception(e)) => return Err(e),
+            }
+        }
+        Err("connection closed".into())
+    }
+}
+
+/// A small, fast PRNG (xorshift64*): selectors and ratios need no more.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn between(&mut self, a: u64, b: u64) -> u64 {
+        a + self.next() % (b - a + 1)
+    }
+}
+
+/// Picks values of a selector for one worker: `r()` walks the worker's
+/// share of the range in turn.
+struct Picker {
+    sel: Selector,
+    next: u64,
+    step: u64,
+}
+
+impl Picker {
+    fn new(sel: Selector, worker: usize, workers: usize) -> Self {
+        Picker {
+            sel,
+            next: worker as u64,
+            step: workers as u64,
+        }
+    }
+    fn pick(&mut self, rng: &mut Rng) -> u64 {
+        match self.sel {
+            Selector::Constant(n) => n,
+            Selector::Uniform(a, b) => rng.between(a, b),
+            Selector::Range(a, b) => {
+                let v = a + self.next % (b - a + 1);
+                self.next += self.step;
+                v
+            }
+        }
+    }
+}
+
+fn size_of(sizes: Option<Sizes>, rng: &mut Rng) -> u64 {
+    sizes.map_or(0, |s| {
+        let (a, b) = s.selector.bounds();
+        let n = match s.selector {
+            Selector::Constant(n) => n,
+            _ => rng.between(a, b),
+        };
+        n * s.unit
+    })
+}
+
+/// What a work's workers share.
+struct Shared {
+    stats: Mutex<BTreeMap<&'static str, OpStats>>,
+    done_ops: AtomicU64,
+    /// Operations claimed by workers (for totalOps).
+    claimed: AtomicU64,
+    payload: Arc<Vec<u8>>,
+}
+
+fn ok_status(status: u16, also: &[u16]) -> Result<(), String> {
+    if (200..300).contains(&status) || also.contains(&status) {
+        Ok(())
+    } else {
+        Err(format!("HTTP {status}"))
+    }
+}
+
+async fn one(
+    client: &mut Client,
+    kind: OpKind,
+    t: &Target,
+    c: u64,
+    o: u64,
+    size: u64,
+    payload: &[u8],
+) -> Result<u64, String> {
+    let path = format!("/{}/{}", t.container(c), t.object(o));
+    match kind {
+        OpKind::Read => {
+            let (status, len) = client.send("GET", &path, &[]).await?;
+            ok_status(status, &[]).map(|_| len)
+        }
+        OpKind::Write => {
+            let body = &payload[..(size as usize).min(payload.len())];
+            let (status, _) = client.send("PUT", &path, body).await?;
+            ok_status(status, &[]).map(|_| body.len() as u64)
+        }
+        OpKind::Delete => {
+            let (status, _) = client.send("DELETE", &path, &[]).await?;
+            ok_status(status, &[404]).map(|_| 0)
+        }
+    }
+}
+
+async fn worker(
+    i: usize,
+    workers: usize,
+    work: Arc<Work>,
+    shared: Arc<Shared>,
+    mut client: Client,
+    deadline: Option<Instant>,
+    limit: Option<u64>,
+) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15
+        ^ ((i as u64 + 1) * 0x1000_0001)
+        ^ SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64));
+    let mut local: BTreeMap<&'static str, OpStats> = BTreeMap::new();
+    let payload = shared.payload.clone();
+    let record = |local: &mut BTreeMap<&'static str, OpStats>,
+                  name: &'static str,
+                  r: Result<u64, String>,
+                  took: Duration| {
+        local.entry(name).or_default().record(&r, took);
+        shared.done_ops.fetch_add(1, Ordering::Relaxed);
+    };
+    match &work.kind {
+        WorkKind::Init(t) | WorkKind::Dispose(t) => {
+            let init = matches!(work.kind, WorkKind::Init(_));
+            let containers: Vec<u64> = t.containers.map(|s| s.all().collect()).unwrap_or_default();
+            for (n, &c) in containers.iter().enumerate() {
+                if n % workers != i {
+                    continue;
+                }
+                let started = Instant::now();
+                let path = format!("/{}", t.container(c));
+                let r = if init {
+                    client
+                        .send("PUT", &path, &[])
+                        .await
+                        .and_then(|(s, _)| ok_status(s, &[409]).map(|_| 0))
+                } else {
+                    client
+                        .send("DELETE", &path, &[])
+                        .await
+                        .and_then(|(s, _)| ok_status(s, &[404]).map(|_| 0))
+                };
+                record(
+                    &mut local,
+                    if init { "init" } else { "dispose" },
+                    r,
+                    started.elapsed(),
+                );
+            }
+        }
+        WorkKind::Prepare(t) | WorkKind::Cleanup(t) => {
+            let kind = if matches!(work.kind, WorkKind::Prepare(_)) {
+                OpKind::Write
+            } else {
+                OpKind::Delete
+            };
+            let containers: Vec<u64> = t.containers.map(|s| s.all().collect()).unwrap_or_default();
+            let objects: Vec<u64> = t.objects.map(|s| s.all().collect()).unwrap_or_default();
+            let mut n = 0usize;
+            for &c in &containers {
+                for &o in &objects {
+                    n += 1;
+                    if (n - 1) % workers != i {
+                        continue;
+                    }
+                    let size = size_of(t.sizes, &mut rng);
+                    let started = Instant::now();
+                    let r = one(&mut client, kind, t, c, o, size, &payload).await;
+                    record(
+                        &mut local,
+                        if kind == OpKind::Write {
+                            "prepare"
+                        } else {
+                            "cleanup"
+                        },
+                        r,
+                        started.elapsed(),
+                    );
+                }
+            }
+        }
+        WorkKind::Normal(ops) => {
+            let mut pickers: Vec<(Picker, Picker)> = ops
+                .iter()
+                .map(|op: &Operation| {
+                    (
+                        Picker::new(
+                            op.target.containers.unwrap_or(Selector::Constant(1)),
+                            i,
+                            workers,
+                        ),
+                        Picker::new(
+                            op.target.objects.unwrap_or(Selector::Constant(1)),
+                            i,
+                            workers,
+                        ),
+                    )
+                })
+                .collect();
+            loop {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                if let Some(limit) = limit
+                    && shared.claimed.fetch_add(1, Ordering::Relaxed) >= limit
+                {
+                    break;
+                }
+                let roll = rng.between(1, 100) as u32;
+                let mut acc = 0;
+                let idx = ops
+                    .iter()
+                    .position(|op| {
+                        acc += op.ratio;
+                        roll <= acc
+                    })
+                    .unwrap_or(ops.len() - 1);
+                let op = &ops[idx];
+                let (cp, op_picker) = &mut pickers[idx];
+                let c = cp.pick(&mut rng);
+                let o = op_picker.pick(&mut rng);
+                let size = size_of(op.target.sizes, &mut rng);
+                let started = Instant::now();
+                let r = one(&mut client, op.kind, &op.target, c, o, size, &payload).await;
+                record(&mut local, op.kind.name(), r, started.elapsed());
+            }
+        }
+    }
+    let mut all = shared
+        .stats
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (k, v) in local {
+        all.entry(k).or_default().merge(v);
+    }
+}
+
+/// The largest object any work writes.
+fn largest_write(w: &Workload) -> u64 {
+    let mut max = 0;
+    let mut see = |s: Option<Sizes>| {
+        if let Some(s) = s {
+            max = max.max(s.selector.bounds().1 * s.unit);
+        }
+    };
+    for work in w.stages.iter().flat_map(|s| &s.works) {
+        match &work.kind {
+            WorkKind::Prepare(t) => see(t.sizes),
+            WorkKind::Normal(ops) => ops.iter().for_each(|o| see(o.target.sizes)),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Runs the workload and prints the report.
+pub fn run(args: &S3Args) -> Result<(), Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(&args.workload)
+        .map_err(|e| format!("cannot read {}: {e}", args.workload.display()))?;
+    let workload =
+        Workload::parse(&text).map_err(|e| format!("{}: {e}", args.workload.display()))?;
+    let reports = run_workload(&workload, args)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        println!("{}", render(&workload.name, &reports));
+    }
+    let errors: u64 = reports.iter().flat_map(|w| &w.ops).map(|o| o.errors).sum();
+    if errors > 0 {
+        eprintln!("{errors} operations failed");
+    }
+    Ok(())
+}
+
+/// Runs every stage of `workload`.
+pub fn run_workload(
+    workload: &Workload,
+    args: &S3Args,
+) -> Result<Vec<WorkReport>, Box<dyn std::error::Error>> {
+    let endpoint = args
+        .endpoint
+        .clone()
+        .or_else(|| workload.storage("endpoint").map(String::from))
+        .ok_or("no endpoint: give --endpoint or set it in the storage config")?;
+    let creds = Arc::new(Credentials {
+        access_key: args
+            .access_key
+            .clone()
+            .or_else(|| workload.storage("accesskey").map(String::from))
+            .ok_or("no access key: give --access-key")?,
+        secret_key: args
+            .secret_key
+            .clone()
+            .or_else(|| workload.storage("secretkey").map(String::from))
+            .ok_or("no secret key: give --secret-key")?,
+        region: args.region.clone(),
+    });
+    let target = http::Target::parse(&endpoint)?;
+    let host_header = if target.port == 80 {
+        target.host.clone()
+    } else {
+        format!("{}:{}", target.host, target.port)
+    };
+    let payload = Arc::new({
+        let len = largest_write(workload) as usize;
+        let mut rng = Rng(0x5DEE_CE66);
+        (0..len).map(|_| rng.next() as u8).collect::<Vec<u8>>()
+    });
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()?;
+    let mut reports = Vec::new();
+    for stage in &workload.stages {
+        for work in &stage.works {
+            let mut work = work.clone();
+            if let Some(cap) = args.max_workers {
+                work.workers = work.workers.min(cap.max(1));
+            }
+            if let (Some(cap), Some(rt)) = (args.runtime, work.runtime) {
+                work.runtime = Some(rt.min(cap));
+            }
+            let shared = Arc::new(Shared {
+                stats: Mutex::new(BTreeMap::new()),
+                done_ops: AtomicU64::new(0),
+                claimed: AtomicU64::new(0),
+                payload: payload.clone(),
+            });
+            let started = Instant::now();
+            let deadline = work.runtime.map(|s| started + Duration::from_secs(s));
+            let work = Arc::new(work);
+            let progress = !args.quiet && !args.json;
+            if progress {
+                eprintln!(
+                    "[{}] {} workers{}",
+                    work.name,
+                    work.workers,
+                    match (work.runtime, work.total_ops) {
+                        (Some(r), _) => format!(", {r} s"),
+                        (None, Some(n)) => format!(", {n} operations"),
+                        _ => String::new(),
+                    }
+                );
+            }
+            rt.block_on(async {
+                let mut tasks = tokio::task::JoinSet::new();
+                for i in 0..work.workers {
+                    let client = Client {
+                        target: target.clone(),
+                        host_header: host_header.clone(),
+                        creds: creds.clone(),
+                        stream: None,
+                        buf: Vec::with_capacity(64 * 1024),
+                    };
+                    tasks.spawn(worker(i, work.workers, work.clone(), shared.clone(), client, deadline, work.total_ops));
+                }
+                let mut tick = tokio::time::interval(Duration::from_secs(1));
+                tick.tick().await;
+                loop {
+                    tokio::select! {
+                        r = tasks.join_next() => if r.is_none() { break },
+                        _ = tick.tick() => if progress {
+                            let n = shared.done_ops.load(Ordering::Relaxed);
+                            let s = started.elapsed().as_secs_f64();
+                            eprintln!("[{}] {s:5.0} s  {n} operations  {:.0}/s", work.name, n as f64 / s);
+                        },
+                    }
+                }
+            });
+            let seconds = started.elapsed().as_secs_f64().max(1e-9);
+            let stats = std::mem::take(
+                &mut *shared
+                    .stats
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
+            let ops = stats
+                .into_iter()
+                .map(|(name, s)| {
+                    if let Some(e) = &s.first_error {
+                        eprintln!("[{}] {name}: {} errors, first: {e}", work.name, s.errors);
+                    }
+                    let ms = |v: u64| v as f64 / 1000.0;
+                    let (mean, p50, p99, max) =
+                        s.latency.as_ref().map_or((0.0, 0.0, 0.0, 0.0), |h| {
+                            (
+                                h.mean() / 1000.0,
+                                ms(h.value_at_quantile(0.5)),
+                                ms(h.value_at_quantile(0.99)),
+                                ms(h.max()),
+                            )
+                        });
+                    OpReport {
+                        op: name.to_string(),
+                        ops: s.ok,
+                        errors: s.errors,
+                        ops_per_s: s.ok as f64 / seconds,
+                        mb_per_s: s.bytes as f64 / 1e6 / seconds,
+                        mean_ms: mean,
+                        p50_ms: p50,
+                        p99_ms: p99,
+                        max_ms: max,
+                    }
+                })
+                .collect();
+            reports.push(WorkReport {
+                stage: stage.name.clone(),
+                work: work.name.clone(),
+                workers: work.workers,
+                seconds,
+                ops,
+            });
+        }
+    }
+    Ok(reports)
+}
+
+/// The text report: one table row per work and operation.
+pub fn render(name: &str, reports: &[WorkReport]) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(o, "workload {name}\n");
+    let _ = writeln!(
+        o,
+        "{:<10} {:<9} {:>7} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6}",
+        "work",
+        "op",
+        "workers",
+        "seconds",
+        "ops",
+        "ops/s",
+        "MB/s",
+        "mean ms",
+        "p50 ms",
+        "p99 ms",
+        "errors"
+    );
+    for w in reports {
+        for op in &w.ops {
+            let _ = writeln!(
+                o,
+                "{:<10} {:<9} {:>7} {:>7.1} {:>9} {:>9.1} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>6}",
+                w.work,
+                op.op,
+                w.workers,
+                w.seconds,
+                op.ops,
+                op.ops_per_s,
+                op.mb_per_s,
+                op.mean_ms,
+                op.p50_ms,
+                op.p99_ms,
+                op.errors
+            );
+        }
+    }
+    o
+}

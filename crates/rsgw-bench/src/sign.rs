@@ -1,0 +1,147 @@
+//! AWS Signature Version 4 for the requests `rsgw bench s3` sends: header
+//! signing with an unsigned payload, path-style URLs.
+
+use std::time::SystemTime;
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::{Digest, Sha256};
+
+/// Credentials and region.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    /// Access key id.
+    pub access_key: String,
+    /// Secret key.
+    pub secret_key: String,
+    /// Region in the credential scope.
+    pub region: String,
+}
+
+fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
+    m.update(data);
+    m.finalize().into_bytes().to_vec()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `YYYYMMDDTHHMMSSZ` for a time.
+pub fn amz_date(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // civil_from_days (Howard Hinnant)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Percent-encodes a path as S3 canonical URIs want (slashes kept).
+pub fn encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The headers a signed request needs besides Host: `x-amz-date`,
+/// `x-amz-content-sha256` and `Authorization`, for `method` on `path`
+/// (already encoded, no query) at `host` (as sent in the Host header).
+pub fn headers(
+    creds: &Credentials,
+    method: &str,
+    host: &str,
+    path: &str,
+    now: SystemTime,
+) -> [(&'static str, String); 3] {
+    let date_time = amz_date(now);
+    let date = &date_time[..8];
+    let payload = "UNSIGNED-PAYLOAD";
+    let canonical = format!(
+        "{method}\n{path}\n\nhost:{host}\nx-amz-content-sha256:{payload}\nx-amz-date:{date_time}\n\nhost;x-amz-content-sha256;x-amz-date\n{payload}"
+    );
+    let scope = format!("{date}/{}/s3/aws4_request", creds.region);
+    let to_sign = format!(
+        "AWS4-HMAC-SHA256\n{date_time}\n{scope}\n{}",
+        hex(&Sha256::digest(canonical.as_bytes()))
+    );
+    let k_date = hmac(
+        format!("AWS4{}", creds.secret_key).as_bytes(),
+        date.as_bytes(),
+    );
+    let k_region = hmac(&k_date, creds.region.as_bytes());
+    let k_service = hmac(&k_region, b"s3");
+    let k_signing = hmac(&k_service, b"aws4_request");
+    let signature = hex(&hmac(&k_signing, to_sign.as_bytes()));
+    [
+        ("x-amz-date", date_time.clone()),
+        ("x-amz-content-sha256", payload.to_string()),
+        (
+            "Authorization",
+            format!(
+                "AWS4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature={signature}",
+                creds.access_key
+            ),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates() {
+        assert_eq!(amz_date(SystemTime::UNIX_EPOCH), "19700101T000000Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_369_353_600);
+        assert_eq!(amz_date(t), "20130524T000000Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(951_827_696);
+        assert_eq!(amz_date(t), "20000229T123456Z");
+    }
+
+    #[test]
+    fn signature_matches_aws_example_shape() {
+        // AWS' documented GET Object example, with UNSIGNED-PAYLOAD instead of
+        // the empty-payload hash: the structure is checked, the real proof is
+        // the test suite's requests being accepted by rsgw and radosgw
+        let creds = Credentials {
+            access_key: "AKIAIOSFODNN7EXAMPLE".into(),
+            secret_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(),
+            region: "us-east-1".into(),
+        };
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_369_353_600);
+        let h = headers(
+            &creds,
+            "GET",
+            "examplebucket.s3.amazonaws.com",
+            "/test.txt",
+            t,
+        );
+        assert_eq!(h[0].1, "20130524T000000Z");
+        assert!(h[2].1.starts_with(
+            "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature="
+        ));
+        assert_eq!(encode_path("/b/a b+c"), "/b/a%20b%2Bc");
+    }
+}

@@ -112,3 +112,16 @@ def bench_s3(*args):
     r = subprocess.run([RSGW, "bench", "s3", *args], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
+
+
+def test_mix_without_a_workload_file(t):
+    """--mix: the bucket and objects are made, the mix runs for a count of
+    operations, and everything is removed."""
+    r = bench_s3("--mix", "read=80,write=20", "--objects", "20", "--workers", "4", "--sizes", "u(1,8)KB",
+                 "--ops", "200", "--cprefix", f"mix{uuid.uuid4().hex[:8]}", "--endpoint", t.endpoint,
+                 "--access-key", os.environ["ALICE_AK"], "--secret-key", os.environ["ALICE_SK"], "--json")
+    works = {(w["work"], o["op"]): o for w in r for o in w["ops"]}
+    assert all(o["errors"] == 0 for o in works.values()), works
+    assert works[("prepare", "prepare")]["ops"] == 20
+    assert works[("main", "read")]["ops"] + works[("main", "write")]["ops"] == 200
+    assert works[("dispose", "dispose")]["ops"] == 1

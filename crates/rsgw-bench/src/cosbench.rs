@@ -358,23 +358,44 @@ impl Workload {
     }
 }
 
+impl Work {
+    /// Checks a normal work's operations: some, with ratios adding up to
+    /// 100, and a runtime or an operation count.
+    pub fn validate(&self) -> Result<(), String> {
+        if let WorkKind::Normal(ops) = &self.kind {
+            if ops.is_empty() {
+                return Err(format!("work '{}' has no operation", self.name));
+            }
+            let total: u32 = ops.iter().map(|o| o.ratio).sum();
+            if total != 100 {
+                return Err(format!(
+                    "the ratios of work '{}' add up to {total}, not 100",
+                    self.name
+                ));
+            }
+            if self.runtime.is_none() && self.total_ops.is_none() {
+                return Err(format!("work '{}' needs runtime or totalOps", self.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Workload {
+    /// Checks every work.
+    pub fn validate(&self) -> Result<(), String> {
+        self.stages
+            .iter()
+            .flat_map(|s| &s.works)
+            .try_for_each(Work::validate)
+    }
+}
+
 fn finish_work(w: &mut Workload, (mut work, ops): (Work, Vec<Operation>)) -> Result<(), String> {
     if let WorkKind::Normal(list) = &mut work.kind {
-        if ops.is_empty() {
-            return Err(format!("work '{}' has no operation", work.name));
-        }
-        let total: u32 = ops.iter().map(|o| o.ratio).sum();
-        if total != 100 {
-            return Err(format!(
-                "the ratios of work '{}' add up to {total}, not 100",
-                work.name
-            ));
-        }
-        if work.runtime.is_none() && work.total_ops.is_none() {
-            return Err(format!("work '{}' needs runtime or totalOps", work.name));
-        }
         *list = ops;
     }
+    work.validate()?;
     w.stages
         .last_mut()
         .ok_or("work outside a workstage")?

@@ -13,7 +13,9 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use tokio::net::TcpStream;
 
-use crate::cosbench::{OpKind, Operation, Selector, Sizes, Target, Work, WorkKind, Workload};
+use crate::cosbench::{
+    OpKind, Operation, Selector, Sizes, Stage, Target, Work, WorkKind, Workload,
+};
 use crate::http::{self, Failure};
 use crate::sign::{self, Credentials};
 
@@ -27,8 +29,35 @@ and MB (COSBench's decimal units); cprefix and oprefix. Endpoint and keys come \
 from the storage element unless given here. Workers use one keep-alive \
 connection each; requests are signed with SigV4 (path style, unsigned payload).")]
 pub struct S3Args {
-    /// The COSBench workload XML file.
-    pub workload: PathBuf,
+    /// A COSBench workload XML file. Without one, --mix describes the load.
+    pub workload: Option<PathBuf>,
+    /// Without a workload file: operations and their percentages, e.g.
+    /// read=80,write=15,delete=5. The objects are written first (unless the
+    /// mix only writes) and removed at the end, with their bucket.
+    #[arg(
+        long,
+        value_name = "OP=PERCENT,...",
+        required_unless_present = "workload",
+        conflicts_with = "workload"
+    )]
+    pub mix: Option<String>,
+    /// Without a workload file: object sizes, a COSBench selector with a unit
+    /// (c(4)KB, u(4,64)KB, u(4,10)MB).
+    #[arg(long, default_value = "c(4)KB", requires = "mix")]
+    pub sizes: String,
+    /// Without a workload file: how many objects the operations pick from.
+    #[arg(long, default_value_t = 100, requires = "mix")]
+    pub objects: u64,
+    /// Without a workload file: concurrent workers.
+    #[arg(long, default_value_t = 16, requires = "mix")]
+    pub workers: usize,
+    /// Without a workload file: stop after this many operations instead of
+    /// after --runtime seconds.
+    #[arg(long, requires = "mix")]
+    pub ops: Option<u64>,
+    /// Without a workload file: the bucket is named CPREFIX1.
+    #[arg(long, default_value = "rsgwbench", requires = "mix")]
+    pub cprefix: String,
     /// S3 endpoint, e.g. http://127.0.0.1:7480 (overrides the workload's).
     #[arg(long)]
     pub endpoint: Option<String>,
@@ -41,7 +70,8 @@ pub struct S3Args {
     /// Region signed into requests.
     #[arg(long, default_value = "us-east-1")]
     pub region: String,
-    /// Run each timed work for at most this many seconds.
+    /// With a workload file: run each timed work for at most this many
+    /// seconds. With --mix: how long the mix runs (default 30).
     #[arg(long, value_name = "SECONDS")]
     pub runtime: Option<u64>,
     /// Run each work with at most this many workers.
@@ -458,12 +488,101 @@ fn largest_write(w: &Workload) -> u64 {
     max
 }
 
+/// The workload `--mix` and its companion flags describe: one bucket,
+/// objects 1..=N written first, the mix, then everything removed.
+pub fn mix_workload(args: &S3Args, mix: &str) -> Result<Workload, String> {
+    let sizes = Sizes::parse(&args.sizes)?;
+    if args.objects == 0 || args.workers == 0 {
+        return Err("--objects and --workers must be above 0".into());
+    }
+    let target = |objects: Selector| Target {
+        cprefix: args.cprefix.clone(),
+        oprefix: "obj".into(),
+        containers: Some(Selector::Constant(1)),
+        objects: Some(objects),
+        sizes: Some(sizes),
+    };
+    let mut ops = Vec::new();
+    for part in mix.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (op, pct) = part
+            .split_once('=')
+            .ok_or_else(|| format!("'{part}' in --mix is not OP=PERCENT"))?;
+        let kind = match op.trim() {
+            "read" => OpKind::Read,
+            "write" => OpKind::Write,
+            "delete" => OpKind::Delete,
+            o => {
+                return Err(format!(
+                    "operation '{o}' in --mix is not read, write or delete"
+                ));
+            }
+        };
+        let ratio: u32 = pct
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{pct}' in --mix is not a percentage"))?;
+        ops.push(Operation {
+            kind,
+            ratio,
+            target: target(Selector::Uniform(1, args.objects)),
+        });
+    }
+    let all = target(Selector::Range(1, args.objects));
+    let only_writes = ops.iter().all(|o| o.kind == OpKind::Write);
+    let work = |name: &str, workers: usize, kind: WorkKind| Work {
+        name: name.into(),
+        workers,
+        runtime: None,
+        total_ops: None,
+        kind,
+    };
+    let mut works = vec![work("init", 1, WorkKind::Init(all.clone()))];
+    if !only_writes {
+        works.push(work(
+            "prepare",
+            args.workers,
+            WorkKind::Prepare(all.clone()),
+        ));
+    }
+    let mut main = work("main", args.workers, WorkKind::Normal(ops));
+    main.total_ops = args.ops;
+    main.runtime = match args.ops {
+        Some(_) => None,
+        None => Some(args.runtime.unwrap_or(30)),
+    };
+    works.push(main);
+    works.push(work(
+        "cleanup",
+        args.workers,
+        WorkKind::Cleanup(all.clone()),
+    ));
+    works.push(work("dispose", 1, WorkKind::Dispose(all)));
+    let workload = Workload {
+        name: format!("mix {mix}"),
+        storage: Vec::new(),
+        stages: works
+            .into_iter()
+            .map(|w| Stage {
+                name: w.name.clone(),
+                works: vec![w],
+            })
+            .collect(),
+    };
+    workload.validate()?;
+    Ok(workload)
+}
+
 /// Runs the workload and prints the report.
 pub fn run(args: &S3Args) -> Result<(), Box<dyn std::error::Error>> {
-    let text = std::fs::read_to_string(&args.workload)
-        .map_err(|e| format!("cannot read {}: {e}", args.workload.display()))?;
-    let workload =
-        Workload::parse(&text).map_err(|e| format!("{}: {e}", args.workload.display()))?;
+    let workload = match (&args.workload, &args.mix) {
+        (Some(path), _) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Workload::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        (None, Some(mix)) => mix_workload(args, mix)?,
+        (None, None) => return Err("give a workload file or --mix".into()),
+    };
     let reports = run_workload(&workload, args)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);

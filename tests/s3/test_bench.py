@@ -125,3 +125,20 @@ def test_mix_without_a_workload_file(t):
     assert works[("prepare", "prepare")]["ops"] == 20
     assert works[("main", "read")]["ops"] + works[("main", "write")]["ops"] == 200
     assert works[("dispose", "dispose")]["ops"] == 1
+
+
+def test_list_after_delete(t):
+    """The mass-delete listing test, small: both buckets list the survivors
+    exactly (the tool checks), with the raw index listing of each gateway's
+    own admin tool timed too."""
+    from test_admin import configs
+    raw = ("radosgw-admin bi list --bucket {bucket}" if t.is_radosgw
+           else f"{RSGW} admin -c {configs()[t.name]} bucket stats --bucket {{bucket}}")
+    r = subprocess.run([RSGW, "bench", "list-after-delete", "--endpoint", t.endpoint,
+                        "--access-key", os.environ["ALICE_AK"], "--secret-key", os.environ["ALICE_SK"],
+                        "-n", "300", "--workers", "8", "--repeat", "1", "--prefix", f"lad{uuid.uuid4().hex[:8]}",
+                        "--raw-list", raw, "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["objects"] == 300
+    assert rep["list_after_delete_ms"] > 0 and rep["list_fresh_ms"] > 0 and rep["raw_slowdown"] > 0

@@ -141,17 +141,18 @@ pub async fn exchange(
     buf: &mut Vec<u8>,
     head: bool,
 ) -> Result<(Response, std::time::Instant), Failure> {
-    exchange_with_body(stream, req, &[], buf, head).await
+    exchange_with_body(stream, req, &[], buf, head, None).await
 }
 
 /// [`exchange`] for a request with a body (sent after `req`, which must
-/// declare its length).
+/// declare its length); the response body is appended to `keep` if given.
 pub async fn exchange_with_body(
     stream: &mut TcpStream,
     req: &[u8],
     body: &[u8],
     buf: &mut Vec<u8>,
     head: bool,
+    mut keep: Option<&mut Vec<u8>>,
 ) -> Result<(Response, std::time::Instant), Failure> {
     stream.write_all(req).await.map_err(Failure::Receive)?;
     if !body.is_empty() {
@@ -159,6 +160,7 @@ pub async fn exchange_with_body(
     }
     buf.clear();
     let mut first_byte = None;
+    let mut chunked = false;
     // headers
     let (header_len, mut resp, content_length) = loop {
         if buf.capacity() - buf.len() < 4096 {
@@ -200,9 +202,9 @@ pub async fn exchange_with_body(
                     } else if h.name.eq_ignore_ascii_case("server") {
                         r.server = Some(String::from_utf8_lossy(h.value).into_owned());
                     } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-                        return Err(Failure::Exception(
-                            "chunked responses are not supported".into(),
-                        ));
+                        chunked = String::from_utf8_lossy(h.value)
+                            .to_ascii_lowercase()
+                            .contains("chunked");
                     }
                 }
                 break (len, r, content_length);
@@ -215,8 +217,18 @@ pub async fn exchange_with_body(
             Err(e) => return Err(Failure::Exception(format!("bad response: {e}"))),
         }
     };
+    if chunked && !head && resp.status != 204 && resp.status != 304 {
+        let rest = buf[header_len..].to_vec();
+        let body = read_chunked(stream, rest, buf, keep).await?;
+        resp.body_len = body;
+        resp.total_len = header_len as u64 + body;
+        return Ok((resp, first_byte.unwrap_or_else(std::time::Instant::now)));
+    }
     // body: by length, or to the end of the connection
     let mut body = (buf.len() - header_len) as u64;
+    if let Some(k) = keep.as_deref_mut() {
+        k.extend_from_slice(&buf[header_len..]);
+    }
     let expect = if head || resp.status == 204 || resp.status == 304 {
         Some(0)
     } else {
@@ -244,10 +256,82 @@ pub async fn exchange_with_body(
             break;
         }
         body += n as u64;
+        if let Some(k) = keep.as_deref_mut() {
+            k.extend_from_slice(buf);
+        }
     }
     resp.body_len = body;
     resp.total_len = header_len as u64 + body;
     Ok((resp, first_byte.unwrap_or_else(std::time::Instant::now)))
+}
+
+/// Reads a chunked body whose first bytes are `pending`; returns its
+/// decoded length and appends it to `keep` if given.
+async fn read_chunked(
+    stream: &mut TcpStream,
+    mut pending: Vec<u8>,
+    buf: &mut Vec<u8>,
+    mut keep: Option<&mut Vec<u8>>,
+) -> Result<u64, Failure> {
+    let mut total = 0u64;
+    let mut at = 0usize;
+    // more bytes into `pending`; an early close is a receive failure
+    async fn more(
+        stream: &mut TcpStream,
+        pending: &mut Vec<u8>,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), Failure> {
+        buf.clear();
+        buf.reserve(65536);
+        let n = stream.read_buf(buf).await.map_err(Failure::Receive)?;
+        if n == 0 {
+            return Err(Failure::Receive(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "connection closed inside a chunked body",
+            )));
+        }
+        pending.extend_from_slice(buf);
+        Ok(())
+    }
+    loop {
+        // the size line
+        let line_end = loop {
+            if let Some(i) = pending[at..].windows(2).position(|w| w == b"\r\n") {
+                break at + i;
+            }
+            more(stream, &mut pending, buf).await?;
+        };
+        let line = std::str::from_utf8(&pending[at..line_end]).unwrap_or("");
+        let size = u64::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| Failure::Exception(format!("bad chunk size line '{line}'")))?;
+        at = line_end + 2;
+        if size == 0 {
+            // trailers up to an empty line
+            loop {
+                if let Some(i) = pending[at..].windows(2).position(|w| w == b"\r\n") {
+                    if i == 0 {
+                        return Ok(total);
+                    }
+                    at += i + 2;
+                    continue;
+                }
+                more(stream, &mut pending, buf).await?;
+            }
+        }
+        while pending.len() < at + size as usize + 2 {
+            more(stream, &mut pending, buf).await?;
+        }
+        if let Some(k) = keep.as_deref_mut() {
+            k.extend_from_slice(&pending[at..at + size as usize]);
+        }
+        total += size;
+        at += size as usize + 2;
+        // keep `pending` small
+        if at > 1 << 20 {
+            pending.drain(..at);
+            at = 0;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 pub mod ab;
 pub mod cosbench;
 pub mod http;
+pub mod lad;
 pub mod s3;
 pub mod sign;
 
@@ -21,6 +22,10 @@ pub enum BenchCommand {
     /// read/write/delete mixes, cleanup, dispose), with per-operation ops/s,
     /// MB/s, latency percentiles and errors.
     S3(s3::S3Args),
+    /// The mass-delete listing test: N objects from each of two runs in one
+    /// bucket, one run deleted, full listings timed against a fresh bucket
+    /// holding only the survivors; optionally a raw index listing command.
+    ListAfterDelete(lad::LadArgs),
 }
 
 /// Runs a bench subcommand.
@@ -28,5 +33,6 @@ pub fn run(cmd: &BenchCommand) -> Result<(), Box<dyn std::error::Error>> {
     match cmd {
         BenchCommand::Ab(args) => ab::run(args),
         BenchCommand::S3(args) => s3::run(args),
+        BenchCommand::ListAfterDelete(args) => lad::run(args),
     }
 }

@@ -172,7 +172,7 @@ impl OpStats {
 }
 
 /// A worker's connection to the endpoint.
-struct Client {
+pub(crate) struct Client {
     target: http::Target,
     host_header: String,
     creds: Arc<Credentials>,
@@ -181,17 +181,48 @@ struct Client {
 }
 
 impl Client {
+    /// A client of `endpoint` (`http://host:port`), not yet connected.
+    pub(crate) fn new(endpoint: &str, creds: Arc<Credentials>) -> Result<Self, String> {
+        let target = http::Target::parse(endpoint)?;
+        let host_header = if target.port == 80 {
+            target.host.clone()
+        } else {
+            format!("{}:{}", target.host, target.port)
+        };
+        Ok(Client {
+            target,
+            host_header,
+            creds,
+            stream: None,
+            buf: Vec::with_capacity(64 * 1024),
+        })
+    }
+
     /// Sends a signed request; returns the status and body bytes received.
     async fn send(&mut self, method: &str, path: &str, body: &[u8]) -> Result<(u16, u64), String> {
+        self.request(method, path, &[], body, None).await
+    }
+
+    /// Sends a signed request with a query; the response body is appended
+    /// to `keep` if given.
+    pub(crate) async fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        query: &[(&str, &str)],
+        body: &[u8],
+        mut keep: Option<&mut Vec<u8>>,
+    ) -> Result<(u16, u64), String> {
         let path = sign::encode_path(path);
-        let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.host_header);
-        for (k, v) in sign::headers(
-            &self.creds,
-            method,
-            &self.host_header,
-            &path,
-            SystemTime::now(),
-        ) {
+        let query = sign::canonical_query(query);
+        let line = if query.is_empty() {
+            path.clone()
+        } else {
+            format!("{path}?{query}")
+        };
+        let mut req = format!("{method} {line} HTTP/1.1\r\nHost: {}\r\n", self.host_header);
+        let now = SystemTime::now();
+        for (k, v) in sign::headers(&self.creds, method, &self.host_header, &path, &query, now) {
             req.push_str(&format!("{k}: {v}\r\n"));
         }
         if method == "PUT" {
@@ -207,12 +238,16 @@ impl Client {
                     .map_err(|e| format!("connect: {e}"))?,
             };
             let _ = stream.set_nodelay(true);
+            if let Some(k) = keep.as_deref_mut() {
+                k.clear();
+            }
             match http::exchange_with_body(
                 &mut stream,
                 req.as_bytes(),
                 body,
                 &mut self.buf,
                 method == "HEAD",
+                keep.as_deref_mut(),
             )
             .await
             {

@@ -64,21 +64,35 @@ pub fn encode_path(path: &str) -> String {
     out
 }
 
+/// A query string in canonical form: pairs sorted, names and values
+/// percent-encoded (slashes too); also what the request line carries.
+pub fn canonical_query(pairs: &[(&str, &str)]) -> String {
+    let enc = |s: &str| encode_path(s).replace('/', "%2F");
+    let mut v: Vec<(String, String)> = pairs.iter().map(|(k, v)| (enc(k), enc(v))).collect();
+    v.sort();
+    v.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 /// The headers a signed request needs besides Host: `x-amz-date`,
 /// `x-amz-content-sha256` and `Authorization`, for `method` on `path`
-/// (already encoded, no query) at `host` (as sent in the Host header).
+/// (already encoded) with `query` (canonical, see [`canonical_query`]) at
+/// `host` (as sent in the Host header).
 pub fn headers(
     creds: &Credentials,
     method: &str,
     host: &str,
     path: &str,
+    query: &str,
     now: SystemTime,
 ) -> [(&'static str, String); 3] {
     let date_time = amz_date(now);
     let date = &date_time[..8];
     let payload = "UNSIGNED-PAYLOAD";
     let canonical = format!(
-        "{method}\n{path}\n\nhost:{host}\nx-amz-content-sha256:{payload}\nx-amz-date:{date_time}\n\nhost;x-amz-content-sha256;x-amz-date\n{payload}"
+        "{method}\n{path}\n{query}\nhost:{host}\nx-amz-content-sha256:{payload}\nx-amz-date:{date_time}\n\nhost;x-amz-content-sha256;x-amz-date\n{payload}"
     );
     let scope = format!("{date}/{}/s3/aws4_request", creds.region);
     let to_sign = format!(
@@ -136,6 +150,7 @@ mod tests {
             "GET",
             "examplebucket.s3.amazonaws.com",
             "/test.txt",
+            "",
             t,
         );
         assert_eq!(h[0].1, "20130524T000000Z");
@@ -143,5 +158,13 @@ mod tests {
             "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature="
         ));
         assert_eq!(encode_path("/b/a b+c"), "/b/a%20b%2Bc");
+        assert_eq!(
+            canonical_query(&[
+                ("max-keys", "1000"),
+                ("list-type", "2"),
+                ("continuation-token", "a/b=")
+            ]),
+            "continuation-token=a%2Fb%3D&list-type=2&max-keys=1000"
+        );
     }
 }

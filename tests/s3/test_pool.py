@@ -330,3 +330,23 @@ rgw_enable_ops_log = false
         assert proc.wait(timeout=60) == 0
     text = log.read_text()
     assert "rgw_enable_ops_log = false" in text, text
+
+
+def test_health_and_metrics_answer_while_the_pool_is_full(t, gateway, public_object):
+    """One blocking handler thread held by a slow store: further requests
+    queue, yet /health and /metrics answer at once and show the queue."""
+    b, k = public_object
+    g = gateway("full", sections="[pool]\nmode = \"blocking\"\nthread_pool_size = 1\n"
+                "[store]\ninject_latency_ms = 1500\n")
+    with concurrent.futures.ThreadPoolExecutor(4) as ex:
+        gets = [ex.submit(anonymous_get, f"{g.url}/{b}/{k}") for _ in range(4)]
+        time.sleep(0.5)
+        started = time.monotonic()
+        with urllib.request.urlopen(f"http://127.0.0.1:{g.admin}/health", timeout=5) as r:
+            assert r.status == 200
+        m = g.metrics()
+        assert time.monotonic() - started < 0.5, "the admin listener waited for the pool"
+        assert metric(m, "rsgw_pool_busy_threads") == 1
+        assert metric(m, "rsgw_pool_queued_requests") >= 1
+        assert metric(m, "rsgw_outstanding_requests") >= 2
+        assert [f.result(timeout=60)[0] for f in gets] == [200] * 4

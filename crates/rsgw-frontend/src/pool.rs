@@ -87,15 +87,26 @@ pub enum Pool<H: Handler> {
     Blocking(Arc<BlockingPool<H>>),
 }
 
+/// Why the pool gave no response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// The pool no longer takes requests.
+    #[error("the gateway is shutting down")]
+    ShuttingDown,
+    /// The handler thread lost the request (its handler panicked).
+    #[error("the request handler failed")]
+    HandlerFailed,
+}
+
 impl<H: Handler> Pool<H> {
-    /// Runs a request; `None` if the pool is shutting down.
+    /// Runs a request.
     pub async fn run(
         &self,
         handler: &H,
         req: Request<Incoming>,
-    ) -> Option<Response<PoolBody<H::Body>>> {
+    ) -> Result<Response<PoolBody<H::Body>>, PoolError> {
         match self {
-            Pool::Async => Some(handler.call(req).await.map(PoolBody::Direct)),
+            Pool::Async => Ok(handler.call(req).await.map(PoolBody::Direct)),
             Pool::Blocking(p) => p.run(req).await,
         }
     }
@@ -146,18 +157,22 @@ impl<H: Handler> BlockingPool<H> {
     }
 
     /// Queues a request and waits for its response.
-    async fn run(&self, req: Request<Incoming>) -> Option<Response<PoolBody<H::Body>>> {
+    async fn run(&self, req: Request<Incoming>) -> Result<Response<PoolBody<H::Body>>, PoolError> {
         let (reply, rx) = oneshot::channel();
         {
-            let mut jobs = self.queue.jobs.lock().ok()?;
+            let mut jobs = self
+                .queue
+                .jobs
+                .lock()
+                .map_err(|_| PoolError::HandlerFailed)?;
             if jobs.1 {
-                return None;
+                return Err(PoolError::ShuttingDown);
             }
             jobs.0.push_back(Job { req, reply });
         }
         self.metrics.pool_queued.inc();
         self.queue.ready.notify_one();
-        rx.await.ok()
+        rx.await.map_err(|_| PoolError::HandlerFailed)
     }
 
     /// Lets the threads finish the queued requests, then stops and joins them.
@@ -215,7 +230,14 @@ fn handler_thread<H: Handler>(queue: &Queue<H>, handler: &H, metrics: &Metrics) 
         }
         metrics.pool_busy_threads.inc();
         let started = Instant::now();
-        rt.block_on(serve_one(handler, job));
+        // a handler that panics loses its request (the client sees the
+        // connection close), not the thread: the pool keeps its size
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rt.block_on(serve_one(handler, job))
+        }));
+        if ran.is_err() {
+            tracing::error!("a request handler panicked; its request is lost, the thread goes on");
+        }
         metrics.pool_busy_threads.dec();
         metrics
             .pool_busy_nanos

@@ -17,7 +17,7 @@ use hyper::body::Incoming;
 use crate::admission::{Admission, Admitted};
 use crate::handler::{BoxError, Handler};
 use crate::metrics::Metrics;
-use crate::pool::{Pool, PoolBody};
+use crate::pool::{Pool, PoolBody, PoolError};
 
 /// Status recorded for a request whose client left before the response
 /// (nginx's convention).
@@ -83,13 +83,21 @@ impl<H: Handler> FrontendService<H> {
             _admitted: admitted,
         };
         let resp = match s.pool.run(&s.handler, req).await {
-            Some(r) => r,
-            None => s
+            Ok(r) => r,
+            Err(PoolError::ShuttingDown) => s
                 .handler
                 .error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "ServiceUnavailable",
                     "The gateway is shutting down.",
+                )
+                .map(PoolBody::Direct),
+            Err(PoolError::HandlerFailed) => s
+                .handler
+                .error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "InternalError",
+                    "We encountered an internal error. Please try again.",
                 )
                 .map(PoolBody::Direct),
         };

@@ -41,12 +41,11 @@ worker_cpu_affinity 1$(printf '%0*d' "$server_cpu" 0);")")
 gw_port=$(free_port)
 printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[cpu]\ncpuset = "%s"\n[store]\npath = "%s/data"\n' \
   "$gw_port" "$server_cpu" "$work" >"$work/rsgw.toml"
-"$RSGW" admin -c "$work/rsgw.toml" user create --uid bench --display-name Bench \
-  --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+bench_user "$RSGW" "$work/rsgw.toml"
 "$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
 pids+=($!)
 wait_http "http://127.0.0.1:$gw_port/"
-put_public_object "http://127.0.0.1:$gw_port" BENCHACCESSKEY000001 benchsecret "$work/obj"
+put_public_object "http://127.0.0.1:$gw_port" "$BENCH_AK" "$BENCH_SK" "$work/obj"
 
 rps() { awk '/^Requests per second/ {print $4}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

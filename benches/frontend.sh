@@ -36,7 +36,6 @@ source benches/lib.sh
 small_object "$work/obj"
 results=$work/results
 
-cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $t; }
 put_public() { put_public_object "$URL" "$1" "$2" "$work/obj"; }
 # measure NAME PATH PID...: both ab loads, one result line each
 measure() {
@@ -76,24 +75,21 @@ echo "== rsgw, rados backend, from the same ceph.conf section"
 printf '[frontend]\nadmin_endpoint = ""\n[store]\npool_prefix = "rsgwbench"\n' >"$work/extra.toml"
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
   "$CEPH_CONF" >"$work/admin.toml"
-"$RSGW" admin -c "$work/admin.toml" user info --uid bench >/dev/null 2>&1 ||
-  "$RSGW" admin -c "$work/admin.toml" user create --uid bench --display-name Bench \
-    --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+bench_user "$RSGW" "$work/admin.toml"
 "$RSGW" serve -c "$work/extra.toml" --ceph-conf "$CEPH_CONF" --name client.rgw.gw 2>"$work/rsgw-rados.log" &
 pids+=($!)
 wait_http "$URL/"
-put_public BENCHACCESSKEY000001 benchsecret
+put_public "$BENCH_AK" "$BENCH_SK"
 measure rsgw-rados /bench/small "${pids[-1]}"
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
 
 echo "== rsgw, embedded backend (defaults: async, 512 threads)"
 printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[store]\npath = "%s/data"\n' "$PORT" "$work" >"$work/local.toml"
-"$RSGW" admin -c "$work/local.toml" user create --uid bench --display-name Bench \
-  --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+bench_user "$RSGW" "$work/local.toml"
 "$RSGW" serve -c "$work/local.toml" 2>"$work/rsgw-local.log" &
 pids+=($!)
 wait_http "$URL/"
-put_public BENCHACCESSKEY000001 benchsecret
+put_public "$BENCH_AK" "$BENCH_SK"
 measure rsgw-local /bench/small "${pids[-1]}"
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
 

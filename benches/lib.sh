@@ -1,6 +1,10 @@
 # Helpers the benchmark scripts source: the 260-byte object, waiting for a
-# server, a free port, an rsgw user, and nginx serving the same bytes.
-# They expect $work (a scratch directory) to be set.
+# server, a free port, an rsgw user, CPU time of processes, and nginx serving
+# the same bytes. They expect $work (a scratch directory) to be set.
+
+# The S3 user every benchmark creates on rsgw.
+BENCH_AK=BENCHACCESSKEY000001
+BENCH_SK=benchsecret
 
 # The 260-byte object every small-GET benchmark serves.
 small_object() { # FILE
@@ -14,6 +18,20 @@ wait_http() { # URL
   for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done
   echo "nothing answers on $1"
   exit 1
+}
+
+# Creates the bench user in the store CONFIG names (unless it exists).
+bench_user() { # RSGW CONFIG
+  "$1" admin -c "$2" user info --uid bench >/dev/null 2>&1 ||
+    "$1" admin -c "$2" user create --uid bench --display-name Bench \
+      --access-key "$BENCH_AK" --secret-key "$BENCH_SK" >/dev/null
+}
+
+# utime + stime of the processes, in clock ticks.
+cpu_ticks() { # PID...
+  local t=0 p
+  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  echo $t
 }
 
 # Creates bucket "bench" and a public-read "bench/small" holding FILE, with

@@ -29,17 +29,16 @@ for latency in 0 2; do
       rm -rf "$work/data"
       printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[pool]\nmode = "%s"\nthread_pool_size = %s\n[store]\npath = "%s/data"\ninject_latency_ms = %s\n' \
         "$port" "$mode" "$threads" "$work" "$latency" >"$work/rsgw.toml"
-      "$RSGW" admin -c "$work/rsgw.toml" user create --uid bench --display-name Bench \
-        --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+      bench_user "$RSGW" "$work/rsgw.toml"
       "$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
       pid=$!
       wait_http "http://127.0.0.1:$port/"
-      put_public_object "http://127.0.0.1:$port" BENCHACCESSKEY000001 benchsecret "$work/obj"
+      put_public_object "http://127.0.0.1:$port" "$BENCH_AK" "$BENCH_SK" "$work/obj"
       url="http://127.0.0.1:$port/bench/small"
       "$RSGW" bench ab -q -k -c 256 -t 1 "$url" >/dev/null   # warm-up
-      c0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+      c0=$(cpu_ticks "$pid")
       out=$("$RSGW" bench ab -q -k -c 256 -t "$SECS" --json "$url")
-      c1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+      c1=$(cpu_ticks "$pid")
       python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])

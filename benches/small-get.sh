@@ -13,28 +13,25 @@ work=$(mktemp -d)
 pid=""
 cleanup() { [[ -n $pid ]] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\n[store]\npath = "%s/data"\n' "$port" "$work" >"$work/rsgw.toml"
-"$RSGW" admin -c "$work/rsgw.toml" user create --uid bench --display-name Bench \
-  --access-key BENCHACCESSKEY000001 --secret-key benchsecret >/dev/null
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+port=$(free_port)
+printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[store]\npath = "%s/data"\n' "$port" "$work" >"$work/rsgw.toml"
+bench_user "$RSGW" "$work/rsgw.toml"
 "$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
 pid=$!
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-s3() { curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user BENCHACCESSKEY000001:benchsecret \
-  -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
-s3 -X PUT "http://127.0.0.1:$port/bench" >/dev/null
-{ printf 'rsgw small public GET; 260 bytes exactly.\n'; printf '%217s\n' '' | tr ' ' '.'; } >"$work/obj"
-s3 -X PUT -H "x-amz-acl: public-read" --upload-file "$work/obj" "http://127.0.0.1:$port/bench/hello-260.txt" >/dev/null
-url="http://127.0.0.1:$port/bench/hello-260.txt"
+wait_http "http://127.0.0.1:$port/"
+small_object "$work/obj"
+put_public_object "http://127.0.0.1:$port" "$BENCH_AK" "$BENCH_SK" "$work/obj"
+url="http://127.0.0.1:$port/bench/small"
 [[ $(curl -s "$url" | wc -c) == 260 ]] || { echo "object not served"; exit 1; }
-cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 hz=$(getconf CLK_TCK)
 echo "| load | req/s | failed | rsgw CPU per request |"
 echo "|---|---:|---:|---:|"
 for args in "-k -c 32 -n $N" "-c 100 -n $((N * 3 / 10))"; do
-  c0=$(cpu)
+  c0=$(cpu_ticks "$pid")
   out=$(ab $args "$url" 2>&1)
-  c1=$(cpu)
+  c1=$(cpu_ticks "$pid")
   n=${args##* }
   rps=$(awk '/Requests per second/ {print $4}' <<<"$out")
   failed=$(awk '/Failed requests/ {print $3}' <<<"$out")

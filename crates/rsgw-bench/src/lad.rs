@@ -82,17 +82,18 @@ fn key(i: u64, run: u32) -> String {
     format!("obj-{i:08}-run{run}")
 }
 
-/// Runs `method` on `/{bucket}/{key(i, run)}` for every i, with `workers` clients.
+/// Runs `method` on `/{bucket}/{key(i, run)}` for every i, with `workers`
+/// clients like `proto`.
 async fn each_object(
     args: &LadArgs,
-    creds: &Arc<Credentials>,
+    proto: &Client,
     method: &'static str,
     bucket: &str,
     runs: &[u32],
 ) -> Result<(), String> {
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..args.workers.max(1) as u64 {
-        let mut client = Client::new(&args.endpoint, creds.clone())?;
+        let mut client = proto.sibling();
         let (bucket, runs, n, step) = (
             bucket.to_string(),
             runs.to_vec(),
@@ -194,7 +195,7 @@ pub fn run(args: &LadArgs) -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
     let report = rt.block_on(async {
-        let mut c = Client::new(&args.endpoint, creds.clone())?;
+        let mut c = Client::new(&args.endpoint, creds)?;
         for b in [&mixed, &fresh] {
             let (status, _) = c.request("PUT", &format!("/{b}"), &[], &[], None).await?;
             if !(200..300).contains(&status) {
@@ -207,12 +208,12 @@ pub fn run(args: &LadArgs) -> Result<(), Box<dyn std::error::Error>> {
             args.objects
         );
         let t = Instant::now();
-        each_object(args, &creds, "PUT", &mixed, &[1, 2]).await?;
-        each_object(args, &creds, "PUT", &fresh, &[1]).await?;
+        each_object(args, &c, "PUT", &mixed, &[1, 2]).await?;
+        each_object(args, &c, "PUT", &fresh, &[1]).await?;
         let write_s = t.elapsed().as_secs_f64();
         eprintln!("deleting run 2 ({} objects) from {mixed}", args.objects);
         let t = Instant::now();
-        each_object(args, &creds, "DELETE", &mixed, &[2]).await?;
+        each_object(args, &c, "DELETE", &mixed, &[2]).await?;
         let delete_s = t.elapsed().as_secs_f64();
         let (mut lm, mut lf, mut rm, mut rf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for round in 0..args.repeat.max(1) {
@@ -235,8 +236,8 @@ pub fn run(args: &LadArgs) -> Result<(), Box<dyn std::error::Error>> {
         }
         if !args.keep {
             eprintln!("removing the test buckets");
-            each_object(args, &creds, "DELETE", &mixed, &[1]).await?;
-            each_object(args, &creds, "DELETE", &fresh, &[1]).await?;
+            each_object(args, &c, "DELETE", &mixed, &[1]).await?;
+            each_object(args, &c, "DELETE", &fresh, &[1]).await?;
             for b in [&mixed, &fresh] {
                 c.request("DELETE", &format!("/{b}"), &[], &[], None)
                     .await?;

@@ -198,6 +198,17 @@ impl Client {
         })
     }
 
+    /// Another, unconnected client of the same endpoint.
+    pub(crate) fn sibling(&self) -> Self {
+        Client {
+            target: self.target.clone(),
+            host_header: self.host_header.clone(),
+            creds: self.creds.clone(),
+            stream: None,
+            buf: Vec::with_capacity(64 * 1024),
+        }
+    }
+
     /// Sends a signed request; returns the status and body bytes received.
     async fn send(&mut self, method: &str, path: &str, body: &[u8]) -> Result<(u16, u64), String> {
         self.request(method, path, &[], body, None).await
@@ -654,12 +665,7 @@ pub fn run_workload(
             .ok_or("no secret key: give --secret-key")?,
         region: args.region.clone(),
     });
-    let target = http::Target::parse(&endpoint)?;
-    let host_header = if target.port == 80 {
-        target.host.clone()
-    } else {
-        format!("{}:{}", target.host, target.port)
-    };
+    let client = Client::new(&endpoint, creds)?;
     let payload = Arc::new({
         let len = largest_write(workload) as usize;
         let mut rng = Rng(0x5DEE_CE66);
@@ -705,14 +711,7 @@ pub fn run_workload(
             rt.block_on(async {
                 let mut tasks = tokio::task::JoinSet::new();
                 for i in 0..work.workers {
-                    let client = Client {
-                        target: target.clone(),
-                        host_header: host_header.clone(),
-                        creds: creds.clone(),
-                        stream: None,
-                        buf: Vec::with_capacity(64 * 1024),
-                    };
-                    tasks.spawn(worker(i, work.workers, work.clone(), shared.clone(), client, deadline, work.total_ops));
+                    tasks.spawn(worker(i, work.workers, work.clone(), shared.clone(), client.sibling(), deadline, work.total_ops));
                 }
                 let mut tick = tokio::time::interval(Duration::from_secs(1));
                 tick.tick().await;

@@ -350,3 +350,33 @@ def test_health_and_metrics_answer_while_the_pool_is_full(t, gateway, public_obj
         assert metric(m, "rsgw_pool_queued_requests") >= 1
         assert metric(m, "rsgw_outstanding_requests") >= 2
         assert [f.result(timeout=60)[0] for f in gets] == [200] * 4
+
+
+def test_bucket_recreated_by_another_instance(t, gateway):
+    """Instance A has bucket b cached; instance B deletes and re-creates it.
+    Through A, within the cache TTL: a PUT lands in the new bucket (not the
+    deleted one's namespace), a GET of an object written through B finds
+    it, and a listing shows both; a PUT after a plain delete is refused."""
+    b2 = gateway("second")
+    a = t.alice
+    b = type(t)(t.name, b2.url).alice
+    name = f"recreate-{uuid.uuid4().hex[:12]}"
+    a.create_bucket(Bucket=name)
+    a.put_object(Bucket=name, Key="old", Body=b"1")
+    a.head_bucket(Bucket=name)  # cached in A
+    b.delete_object(Bucket=name, Key="old")
+    b.delete_bucket(Bucket=name)
+    b.create_bucket(Bucket=name)
+    b.put_object(Bucket=name, Key="from-b", Body=b"b")
+    try:
+        assert a.get_object(Bucket=name, Key="from-b")["Body"].read() == b"b"
+        a.put_object(Bucket=name, Key="from-a", Body=b"a" * 300_000)
+        assert b.get_object(Bucket=name, Key="from-a")["Body"].read() == b"a" * 300_000
+        keys = [o["Key"] for o in a.list_objects_v2(Bucket=name)["Contents"]]
+        assert keys == ["from-a", "from-b"]
+    finally:
+        for k in ("from-a", "from-b"):
+            b.delete_object(Bucket=name, Key=k)
+        b.delete_bucket(Bucket=name)
+    with pytest.raises(a.exceptions.NoSuchBucket):
+        a.put_object(Bucket=name, Key="late", Body=b"x")

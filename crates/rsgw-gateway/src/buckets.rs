@@ -71,6 +71,25 @@ impl Gateway {
         Ok(info)
     }
 
+    /// A bucket's record read from the store, past the cache: what writes
+    /// use, so that an object is never stored under a bucket that another
+    /// instance deleted (and perhaps re-created) within the cache's TTL.
+    pub(crate) async fn bucket_info_fresh(&self, name: &str) -> GatewayResult<BucketInfo> {
+        self.cache.forget_bucket(name);
+        self.bucket_info(name).await
+    }
+
+    /// After a miss under a possibly cached record: the bucket's current
+    /// record if it has been deleted and re-created since (another id),
+    /// `None` if it is the same bucket, `NoSuchBucket` if it is gone.
+    pub(crate) async fn bucket_replaced(
+        &self,
+        info: &BucketInfo,
+    ) -> GatewayResult<Option<BucketInfo>> {
+        let now = self.bucket_info_fresh(&info.name).await?;
+        Ok((now.id != info.id).then_some(now))
+    }
+
     async fn save_bucket(&self, info: &BucketInfo) -> GatewayResult<()> {
         let data = Bytes::from(serde_json::to_vec(info)?);
         self.store

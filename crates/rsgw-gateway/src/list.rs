@@ -1,11 +1,12 @@
 //! Bucket listings from the index: prefix, delimiter, start-after, max-keys.
 
-use rsgw_store::ReadOp;
+use rsgw_store::{ReadOp, StoreError};
 use serde::{Deserialize, Serialize};
 
 use crate::acl::Principal;
+use crate::buckets::BucketInfo;
 use crate::objects::ObjectMeta;
-use crate::{Gateway, GatewayResult, layout};
+use crate::{Gateway, GatewayError, GatewayResult, layout};
 
 /// A bucket index entry: what a listing shows of an object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,6 +84,24 @@ impl Gateway {
         p: &ListParams,
     ) -> GatewayResult<ListResult> {
         let info = self.bucket_for_read(who, bucket).await?;
+        match self.list_index(&info, p).await {
+            // the index is gone: the bucket was deleted, perhaps re-created
+            // by another instance while this one had it cached
+            Err(GatewayError::Store(StoreError::NotFound)) => {
+                match self.bucket_replaced(&info).await? {
+                    Some(now) => {
+                        self.bucket_for_read(who, bucket).await?;
+                        self.list_index(&now, p).await
+                    }
+                    None => Err(GatewayError::NoSuchBucket),
+                }
+            }
+            r => r,
+        }
+    }
+
+    /// Lists the index of the bucket `info` describes.
+    async fn list_index(&self, info: &BucketInfo, p: &ListParams) -> GatewayResult<ListResult> {
         let index = layout::index(&info.id);
         let mut out = ListResult::default();
         let mut after = if p.start_after.as_str() < p.prefix.as_str() {

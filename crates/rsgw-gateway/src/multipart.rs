@@ -18,7 +18,6 @@ use serde::{Deserialize, Serialize};
 use crate::acl::{CannedAcl, Principal};
 use crate::buckets::BucketInfo;
 use crate::ids::{now_secs, unique_id};
-use crate::list::IndexEntry;
 use crate::objects::{
     BodyCheck, BodyStream, GcEntry, ObjectMeta, PutParams, PutResult, Tail, validate_key,
 };
@@ -104,7 +103,7 @@ impl Gateway {
         params: PutParams,
     ) -> GatewayResult<String> {
         validate_key(key)?;
-        let info = self.bucket_info(bucket).await?;
+        let info = self.bucket_info_fresh(bucket).await?;
         if !Self::may_write(who, &info) {
             return Err(GatewayError::AccessDenied);
         }
@@ -143,7 +142,7 @@ impl Gateway {
         key: &str,
         upload_id: &str,
     ) -> GatewayResult<(BucketInfo, UploadInfo)> {
-        let info = self.bucket_info(bucket).await?;
+        let info = self.bucket_info_fresh(bucket).await?;
         let r = match self
             .store
             .read(&layout::upload(upload_id), ReadOp::new().read(0, 1 << 20))
@@ -402,12 +401,7 @@ impl Gateway {
         let replaced = self
             .commit_head(&head_id, &PutParams::default(), Bytes::new(), &meta)
             .await?;
-        let entry = Bytes::from(serde_json::to_vec(&IndexEntry::from_meta(&meta))?);
-        self.store
-            .write(
-                &layout::index(&info.id),
-                WriteOp::new().omap_set([(key, entry)]),
-            )
+        self.index_committed(&info, key, &meta, replaced.as_ref())
             .await?;
         self.drop_upload(&info, &up).await?;
         // parts uploaded but left out of the object

@@ -359,7 +359,7 @@ impl Gateway {
         mut body: BodyStream,
     ) -> GatewayResult<PutResult> {
         validate_key(key)?;
-        let info = self.bucket_info(bucket).await?;
+        let info = self.bucket_info_fresh(bucket).await?;
         if !Self::may_write(who, &info) {
             return Err(GatewayError::AccessDenied);
         }
@@ -469,12 +469,7 @@ impl Gateway {
                 return Err(e);
             }
         };
-        let entry = Bytes::from(serde_json::to_vec(&IndexEntry::from_meta(&meta))?);
-        self.store
-            .write(
-                &layout::index(&info.id),
-                WriteOp::new().omap_set([(key, entry)]),
-            )
+        self.index_committed(&info, key, &meta, replaced.as_ref())
             .await?;
         if stripes > 0 {
             self.gc_forget(&tag).await?;
@@ -483,6 +478,53 @@ impl Gateway {
             self.retire(&info.id, key, &old.tails).await?;
         }
         Ok(PutResult { meta })
+    }
+
+    /// Lists a committed version in the bucket's index. The index must
+    /// still exist: if the bucket was deleted while the object was being
+    /// written, the version is taken back (head and stripes, and those of
+    /// the version it replaced) and the write fails with `NoSuchBucket`,
+    /// instead of leaving an object no bucket holds.
+    pub(crate) async fn index_committed(
+        &self,
+        info: &BucketInfo,
+        key: &str,
+        meta: &ObjectMeta,
+        replaced: Option<&ObjectMeta>,
+    ) -> GatewayResult<()> {
+        let entry = Bytes::from(serde_json::to_vec(&IndexEntry::from_meta(meta))?);
+        match self
+            .store
+            .write(
+                &layout::index(&info.id),
+                WriteOp::new().assert_exists().omap_set([(key, entry)]),
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(StoreError::NotFound) => {
+                match self
+                    .store
+                    .write(
+                        &layout::head(&info.id, key),
+                        WriteOp::new()
+                            .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, meta.tag.clone())
+                            .remove(),
+                    )
+                    .await
+                {
+                    Ok(_) | Err(StoreError::NotFound | StoreError::GuardFailed(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                self.retire(&info.id, key, &meta.tails).await?;
+                if let Some(old) = replaced {
+                    self.retire(&info.id, key, &old.tails).await?;
+                }
+                self.cache.forget_bucket(&info.name);
+                Err(GatewayError::NoSuchBucket)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Removes the stripes of a write that will not commit.
@@ -570,23 +612,36 @@ impl Gateway {
         params: GetParams,
     ) -> GatewayResult<GetResult> {
         validate_key(key)?;
-        let info = self.bucket_info(bucket).await?;
-        let head_id = layout::head(&info.id, key);
-        let op = if params.head_only {
-            ReadOp::new().xattrs()
-        } else {
-            ReadOp::new().xattrs().read(0, self.opts.chunk_size)
-        };
-        let r = match self.store.read(&head_id, op).await {
-            Ok(r) => r,
-            Err(StoreError::NotFound) => {
-                return Err(if who.is(&info.owner) || info.acl.grants_read(who) {
-                    GatewayError::NoSuchKey
-                } else {
-                    GatewayError::AccessDenied
-                });
+        let mut info = self.bucket_info(bucket).await?;
+        let op = || {
+            if params.head_only {
+                ReadOp::new().xattrs()
+            } else {
+                ReadOp::new().xattrs().read(0, self.opts.chunk_size)
             }
-            Err(e) => return Err(e.into()),
+        };
+        let mut checked = false;
+        let r = loop {
+            match self.store.read(&layout::head(&info.id, key), op()).await {
+                Ok(r) => break r,
+                Err(StoreError::NotFound) => {
+                    // a cached record may name a bucket that another
+                    // instance has since deleted and re-created
+                    if !checked {
+                        checked = true;
+                        if let Some(now) = self.bucket_replaced(&info).await? {
+                            info = now;
+                            continue;
+                        }
+                    }
+                    return Err(if who.is(&info.owner) || info.acl.grants_read(who) {
+                        GatewayError::NoSuchKey
+                    } else {
+                        GatewayError::AccessDenied
+                    });
+                }
+                Err(e) => return Err(e.into()),
+            }
         };
         let meta = parse_meta(&r.xattrs.unwrap_or_default())?;
         if !Self::may_read(who, &info, &meta) {
@@ -680,7 +735,7 @@ impl Gateway {
         key: &str,
     ) -> GatewayResult<()> {
         validate_key(key)?;
-        let info = self.bucket_info(bucket).await?;
+        let info = self.bucket_info_fresh(bucket).await?;
         let head_id = layout::head(&info.id, key);
         for _ in 0..64 {
             let Some(meta) = self.head_meta(&head_id).await? else {
@@ -733,7 +788,7 @@ impl Gateway {
         acl: CannedAcl,
     ) -> GatewayResult<()> {
         validate_key(key)?;
-        let info = self.bucket_info(bucket).await?;
+        let info = self.bucket_info_fresh(bucket).await?;
         let head_id = layout::head(&info.id, key);
         for _ in 0..64 {
             let Some(mut meta) = self.head_meta(&head_id).await? else {

@@ -6,11 +6,13 @@
 
 mod ceph_conf;
 mod cpuset;
+mod overrides;
 
 use std::path::{Path, PathBuf};
 
 pub use ceph_conf::{CephConfImport, import_radosgw};
 pub use cpuset::CpuSet;
+pub use overrides::Override;
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +33,14 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
         /// What the parser said (with line and column).
+        message: String,
+    },
+    /// A `--set` or `RSGW_*` override names no key or has the wrong type.
+    #[error("invalid override {origin}: {message}")]
+    Override {
+        /// `--set section.key` or the environment variable's name.
+        origin: String,
+        /// What is wrong.
         message: String,
     },
     /// A value is out of its allowed range.
@@ -314,23 +324,6 @@ impl Config {
         })?;
         cfg.validate()?;
         Ok(cfg)
-    }
-
-    /// Reads and parses a configuration file.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
-    }
-
-    /// Reads `path` if given, else returns the defaults.
-    pub fn load_or_default(path: Option<&Path>) -> Result<Self, ConfigError> {
-        match path {
-            Some(p) => Self::load(p),
-            None => Ok(Config::default()),
-        }
     }
 
     /// Checks ranges that the types alone do not express.

@@ -130,6 +130,9 @@ fn spawn(i: usize, args: &ServeArgs) -> std::io::Result<Child> {
     if let (Some(conf), Some(name)) = (&args.ceph_conf, &args.name) {
         cmd.arg("--ceph-conf").arg(conf).arg("--name").arg(name);
     }
+    for o in &args.set {
+        cmd.arg("--set").arg(format!("{}={}", o.key, o.value));
+    }
     cmd.arg("--instances")
         .arg(args.instances.to_string())
         .arg("--instance")

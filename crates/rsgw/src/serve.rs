@@ -27,6 +27,12 @@ pub struct ServeArgs {
     /// also the cephx client rsgw connects as.
     #[arg(long, value_name = "NAME", requires = "ceph_conf")]
     pub name: Option<String>,
+    /// Set a config key over the file (and over RSGW_SECTION_KEY
+    /// environment variables): `--set pool.thread_pool_size=64`,
+    /// `--set pool.mode=blocking`. Values in TOML syntax; bare words are
+    /// strings. Repeatable.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE", value_parser = rsgw_config::Override::parse_arg)]
+    pub set: Vec<rsgw_config::Override>,
     /// Run N instances as processes supervised by this one: each pinned to
     /// its own slice of cpu.cpuset (or of every CPU, or to
     /// cpu.instance_cpusets), on port+i of each endpoint and of the admin
@@ -41,7 +47,9 @@ pub struct ServeArgs {
 
 /// Loads the configuration `args` describe.
 pub fn load_config(args: &ServeArgs) -> Result<Config, Box<dyn std::error::Error>> {
-    let mut cfg = Config::load_or_default(args.config.as_deref())?;
+    let mut overrides = rsgw_config::Override::from_env(std::env::vars());
+    overrides.extend(args.set.iter().cloned());
+    let mut cfg = Config::load_with(args.config.as_deref(), &overrides)?;
     if let (Some(conf), Some(name)) = (&args.ceph_conf, &args.name) {
         let import = rsgw_config::import_radosgw(&mut cfg, conf, name)?;
         for (k, v) in &import.taken {

@@ -38,7 +38,7 @@ pub enum AdminCommand {
 
 /// Runs an admin command against the configured store.
 pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn std::error::Error>> {
-    let cfg = Config::load_or_default(config)?;
+    let cfg = Config::load_with(config, &rsgw_config::Override::from_env(std::env::vars()))?;
     match command {
         AdminCommand::StoreBench(args) => store_bench::run(crate::store::open(&cfg.store)?, args),
         AdminCommand::User(c) => users::run_user(&cfg, c),

@@ -69,6 +69,10 @@ pub struct AbArgs {
     /// Print the report as JSON instead of ab's text.
     #[arg(long)]
     pub json: bool,
+    /// Another URL to spread the clients over (repeatable): client i uses
+    /// URL i mod n, as several gateway instances without a load balancer.
+    #[arg(long = "also", value_name = "URL")]
+    pub also: Vec<String>,
     /// The URL: http://host[:port]/path
     pub url: String,
 }
@@ -142,8 +146,8 @@ impl Counts {
 
 /// What every client shares.
 struct Shared {
-    target: Target,
-    request: Vec<u8>,
+    /// The targets and the request for each; client i uses i mod n.
+    targets: Vec<(Target, Vec<u8>)>,
     head: bool,
     keepalive: bool,
     variable_length: bool,
@@ -174,8 +178,8 @@ impl Shared {
     }
 }
 
-async fn connect(s: &Shared) -> Result<TcpStream, Failure> {
-    let stream = tokio::time::timeout(s.timeout, TcpStream::connect(s.target.addr()))
+async fn connect(s: &Shared, target: &Target) -> Result<TcpStream, Failure> {
+    let stream = tokio::time::timeout(s.timeout, TcpStream::connect(target.addr()))
         .await
         .map_err(|_| {
             Failure::Connect(std::io::Error::new(
@@ -189,7 +193,8 @@ async fn connect(s: &Shared) -> Result<TcpStream, Failure> {
     Ok(stream)
 }
 
-async fn client(s: Arc<Shared>) -> (Counts, Phases) {
+async fn client(s: Arc<Shared>, i: usize) -> (Counts, Phases) {
+    let (target, request) = &s.targets[i % s.targets.len()];
     let mut counts = Counts::default();
     let mut phases = Phases::new();
     let mut conn: Option<TcpStream> = None;
@@ -203,7 +208,7 @@ async fn client(s: Arc<Shared>) -> (Counts, Phases) {
             let reused = conn.is_some();
             let mut stream = match conn.take() {
                 Some(c) => c,
-                None => match connect(&s).await {
+                None => match connect(&s, target).await {
                     Ok(c) => c,
                     Err(f) => {
                         counts.complete += 1;
@@ -217,7 +222,7 @@ async fn client(s: Arc<Shared>) -> (Counts, Phases) {
             let connected = Instant::now();
             let r = tokio::time::timeout(
                 s.timeout,
-                http::exchange(&mut stream, &s.request, &mut buf, s.head),
+                http::exchange(&mut stream, request, &mut buf, s.head),
             )
             .await
             .unwrap_or_else(|_| {
@@ -417,6 +422,16 @@ pub fn run(args: &AbArgs) -> Result<(), Box<dyn std::error::Error>> {
 /// Runs the benchmark and returns its report.
 pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
     let target = Target::parse(&args.url)?;
+    let method = if args.head { "HEAD" } else { "GET" };
+    let mut targets = vec![(
+        target.clone(),
+        http::request(&target, method, args.keepalive, &args.headers),
+    )];
+    for url in &args.also {
+        let t = Target::parse(url)?;
+        let req = http::request(&t, method, args.keepalive, &args.headers);
+        targets.push((t, req));
+    }
     let requests = args.requests.unwrap_or(if args.timelimit.is_some() {
         TIME_LIMIT_REQUESTS
     } else {
@@ -442,12 +457,7 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
     }
     let started = Instant::now();
     let shared = Arc::new(Shared {
-        request: http::request(
-            &target,
-            if args.head { "HEAD" } else { "GET" },
-            args.keepalive,
-            &args.headers,
-        ),
+        targets,
         head: args.head,
         keepalive: args.keepalive,
         variable_length: args.variable_length,
@@ -461,12 +471,11 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
         done: AtomicU64::new(0),
         progress_every: if requests >= 150 { requests / 10 } else { 0 },
         quiet,
-        target: target.clone(),
     });
     let (counts, phases) = rt.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..args.concurrency {
-            tasks.spawn(client(shared.clone()));
+        for i in 0..args.concurrency {
+            tasks.spawn(client(shared.clone(), i));
         }
         let mut counts = Counts::default();
         let mut phases = Phases::new();

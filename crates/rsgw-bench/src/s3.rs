@@ -58,7 +58,9 @@ pub struct S3Args {
     /// Without a workload file: the bucket is named CPREFIX1.
     #[arg(long, default_value = "rsgwbench", requires = "mix")]
     pub cprefix: String,
-    /// S3 endpoint, e.g. http://127.0.0.1:7480 (overrides the workload's).
+    /// S3 endpoint, e.g. http://127.0.0.1:7480 (overrides the workload's);
+    /// several, comma-separated, spread the workers over them in turn, as
+    /// several gateway instances without a load balancer.
     #[arg(long)]
     pub endpoint: Option<String>,
     /// Access key (overrides the workload's accesskey).
@@ -222,6 +224,21 @@ impl Client {
         path: &str,
         query: &[(&str, &str)],
         body: &[u8],
+        keep: Option<&mut Vec<u8>>,
+    ) -> Result<(u16, u64), String> {
+        self.request_with(method, path, query, &[], body, keep)
+            .await
+    }
+
+    /// [`Client::request`] with further signed `x-amz-*` headers, such as
+    /// `x-amz-acl`.
+    pub(crate) async fn request_with(
+        &mut self,
+        method: &str,
+        path: &str,
+        query: &[(&str, &str)],
+        amz: &[(&str, &str)],
+        body: &[u8],
         mut keep: Option<&mut Vec<u8>>,
     ) -> Result<(u16, u64), String> {
         let path = sign::encode_path(path);
@@ -233,7 +250,15 @@ impl Client {
         };
         let mut req = format!("{method} {line} HTTP/1.1\r\nHost: {}\r\n", self.host_header);
         let now = SystemTime::now();
-        for (k, v) in sign::headers(&self.creds, method, &self.host_header, &path, &query, now) {
+        for (k, v) in sign::headers(
+            &self.creds,
+            method,
+            &self.host_header,
+            &path,
+            &query,
+            amz,
+            now,
+        ) {
             req.push_str(&format!("{k}: {v}\r\n"));
         }
         if method == "PUT" {
@@ -665,7 +690,15 @@ pub fn run_workload(
             .ok_or("no secret key: give --secret-key")?,
         region: args.region.clone(),
     });
-    let client = Client::new(&endpoint, creds)?;
+    let clients = endpoint
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(|e| Client::new(e, creds.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if clients.is_empty() {
+        return Err("the endpoint is empty".into());
+    }
     let payload = Arc::new({
         let len = largest_write(workload) as usize;
         let mut rng = Rng(0x5DEE_CE66);
@@ -711,7 +744,7 @@ pub fn run_workload(
             rt.block_on(async {
                 let mut tasks = tokio::task::JoinSet::new();
                 for i in 0..work.workers {
-                    tasks.spawn(worker(i, work.workers, work.clone(), shared.clone(), client.sibling(), deadline, work.total_ops));
+                    tasks.spawn(worker(i, work.workers, work.clone(), shared.clone(), clients[i % clients.len()].sibling(), deadline, work.total_ops));
                 }
                 let mut tick = tokio::time::interval(Duration::from_secs(1));
                 tick.tick().await;

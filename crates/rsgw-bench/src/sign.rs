@@ -79,21 +79,36 @@ pub fn canonical_query(pairs: &[(&str, &str)]) -> String {
 /// The headers a signed request needs besides Host: `x-amz-date`,
 /// `x-amz-content-sha256` and `Authorization`, for `method` on `path`
 /// (already encoded) with `query` (canonical, see [`canonical_query`]) at
-/// `host` (as sent in the Host header).
+/// `host` (as sent in the Host header). `amz` are further `x-amz-*`
+/// headers (lower-case names) the request sends; they are signed too.
 pub fn headers(
     creds: &Credentials,
     method: &str,
     host: &str,
     path: &str,
     query: &str,
+    amz: &[(&str, &str)],
     now: SystemTime,
-) -> [(&'static str, String); 3] {
+) -> Vec<(String, String)> {
     let date_time = amz_date(now);
     let date = &date_time[..8];
     let payload = "UNSIGNED-PAYLOAD";
-    let canonical = format!(
-        "{method}\n{path}\n{query}\nhost:{host}\nx-amz-content-sha256:{payload}\nx-amz-date:{date_time}\n\nhost;x-amz-content-sha256;x-amz-date\n{payload}"
+    let mut signed: Vec<(String, String)> = vec![
+        ("x-amz-content-sha256".into(), payload.into()),
+        ("x-amz-date".into(), date_time.clone()),
+    ];
+    signed.extend(
+        amz.iter()
+            .map(|(k, v)| (k.to_string(), v.trim().to_string())),
     );
+    signed.sort();
+    let names = std::iter::once("host")
+        .chain(signed.iter().map(|(k, _)| k.as_str()))
+        .collect::<Vec<_>>()
+        .join(";");
+    let canonical_headers: String = signed.iter().map(|(k, v)| format!("{k}:{v}\n")).collect();
+    let canonical =
+        format!("{method}\n{path}\n{query}\nhost:{host}\n{canonical_headers}\n{names}\n{payload}");
     let scope = format!("{date}/{}/s3/aws4_request", creds.region);
     let to_sign = format!(
         "AWS4-HMAC-SHA256\n{date_time}\n{scope}\n{}",
@@ -107,17 +122,14 @@ pub fn headers(
     let k_service = hmac(&k_region, b"s3");
     let k_signing = hmac(&k_service, b"aws4_request");
     let signature = hex(&hmac(&k_signing, to_sign.as_bytes()));
-    [
-        ("x-amz-date", date_time.clone()),
-        ("x-amz-content-sha256", payload.to_string()),
-        (
-            "Authorization",
-            format!(
-                "AWS4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature={signature}",
-                creds.access_key
-            ),
+    signed.push((
+        "Authorization".into(),
+        format!(
+            "AWS4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders={names}, Signature={signature}",
+            creds.access_key
         ),
-    ]
+    ));
+    signed
 }
 
 #[cfg(test)]
@@ -151,12 +163,27 @@ mod tests {
             "examplebucket.s3.amazonaws.com",
             "/test.txt",
             "",
+            &[],
             t,
         );
-        assert_eq!(h[0].1, "20130524T000000Z");
+        assert_eq!(h[1], ("x-amz-date".into(), "20130524T000000Z".into()));
         assert!(h[2].1.starts_with(
             "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature="
         ));
+        let h = headers(
+            &creds,
+            "PUT",
+            "h",
+            "/b/k",
+            "",
+            &[("x-amz-acl", "public-read")],
+            t,
+        );
+        assert_eq!(h[0], ("x-amz-acl".into(), "public-read".into()));
+        assert!(
+            h[3].1
+                .contains("SignedHeaders=host;x-amz-acl;x-amz-content-sha256;x-amz-date,")
+        );
         assert_eq!(encode_path("/b/a b+c"), "/b/a%20b%2Bc");
         assert_eq!(
             canonical_query(&[

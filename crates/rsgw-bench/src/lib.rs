@@ -8,6 +8,7 @@ pub mod http;
 pub mod lad;
 pub mod s3;
 pub mod sign;
+pub mod sweep;
 
 use clap::Subcommand;
 
@@ -26,6 +27,11 @@ pub enum BenchCommand {
     /// bucket, one run deleted, full listings timed against a fresh bucket
     /// holding only the survivors; optionally a raw index listing command.
     ListAfterDelete(lad::LadArgs),
+    /// The sizing lab: starts rsgw and radosgw itself over layouts (cores x
+    /// instances, pinned), thread pool sizes and execution models, runs
+    /// write, read and ab-style loads at each object size, and writes CSV,
+    /// JSON, a Markdown report and SVG/PNG charts.
+    Sweep(Box<sweep::SweepArgs>),
 }
 
 /// Runs a bench subcommand.
@@ -34,5 +40,6 @@ pub fn run(cmd: &BenchCommand) -> Result<(), Box<dyn std::error::Error>> {
         BenchCommand::Ab(args) => ab::run(args),
         BenchCommand::S3(args) => s3::run(args),
         BenchCommand::ListAfterDelete(args) => lad::run(args),
+        BenchCommand::Sweep(args) => sweep::run(args),
     }
 }

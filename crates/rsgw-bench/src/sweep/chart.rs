@@ -221,6 +221,16 @@ fn plan(rows: &[Row]) -> Vec<(ChartRef, Chart)> {
     out
 }
 
+/// Each gateway variant keeps its colour from chart to chart.
+fn color_of(variant: &str, i: usize) -> RGBAColor {
+    match variant {
+        "rsgw async" => RGBColor(31, 119, 180).to_rgba(),
+        "rsgw blocking" => RGBColor(255, 127, 14).to_rgba(),
+        "radosgw" => RGBColor(44, 160, 44).to_rgba(),
+        _ => Palette99::pick(i).to_rgba(),
+    }
+}
+
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &Chart) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -242,7 +252,7 @@ where
         .flat_map(|(_, p)| p.iter().map(|(_, y)| *y))
         .fold(0.0f64, f64::max)
         .max(1e-9)
-        * 1.15;
+        * 1.4;
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(&c.title, ("sans-serif", 20))
@@ -279,7 +289,7 @@ where
         .draw()
         .map_err(e)?;
     for (i, (name, pts)) in c.series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = color_of(name, i);
         let pts: Vec<(f64, f64)> = pts.iter().map(|(x, y)| (tx(*x), *y)).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
@@ -297,7 +307,7 @@ where
         .label_font(("sans-serif", 14))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperRight)
         .draw()
         .map_err(e)?;
     root.present().map_err(e)?;

@@ -741,7 +741,9 @@ fn measure_load(
                     keepalive: args.ab_keepalive,
                     head: false,
                     headers: Vec::new(),
-                    variable_length: false,
+                    // a 503's body differs in length from the object's: with
+                    // -l it counts once, as non-2xx, not also as a failure
+                    variable_length: true,
                     timeout: 30.0,
                     continue_on_errors: true,
                     quiet: true,

@@ -106,13 +106,18 @@ impl Inner {
         format!("{}.{pool}", self.opts.pool_prefix)
     }
 
-    /// Creates the pool (idempotent) and tags it with the `rgw` application so
-    /// the cluster does not warn about an untagged pool.
+    /// Creates the pool (idempotent) and tags a new one with the `rgw`
+    /// application so the cluster does not warn about an untagged pool.
     pub(crate) fn create_pool(&self, pool: &str) -> StoreResult<()> {
         let full = self.full_pool_name(pool);
         let name = cstring("pool name", &full)?;
         let ret = unsafe { ffi::rados_pool_create(self.cluster.0, name.as_ptr()) };
-        if ret < 0 && ret != -libc::EEXIST {
+        if ret == -libc::EEXIST {
+            // created before (by rsgw or an operator, who tags it): a key
+            // with read-only monitor caps needs nothing more here
+            return Ok(());
+        }
+        if ret < 0 {
             return Err(StoreError::Io(format!(
                 "cannot create pool {full}: {}",
                 strerror(ret)

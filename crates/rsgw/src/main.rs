@@ -5,6 +5,7 @@
 //! run while a gateway uses the same store.
 
 mod admin;
+mod health;
 mod instances;
 mod serve;
 mod store;
@@ -38,6 +39,9 @@ enum Command {
         #[command(subcommand)]
         command: rsgw_bench::BenchCommand,
     },
+    /// Ask a running instance's admin listener for /health: exit status 0
+    /// when it answers 200 (a container HEALTHCHECK).
+    Health(health::HealthArgs),
     /// Work on the store directly: benchmarks and maintenance.
     Admin {
         /// Configuration file (TOML; see docs/config.md). Without one the
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Bench { command } => rsgw_bench::run(&command),
+        Command::Health(args) => health::run(&args),
         Command::Admin { config, command } => admin::run(config.as_deref(), command),
     };
     match result {

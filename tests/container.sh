@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# The container path of docs/deploy.md, for real, with podman: the base image
+# (debootstrap + podman import, kept between runs), the rsgw image from
+# docker/Dockerfile, a least-privilege cephx key on pre-created pools, two
+# gateway containers from docker/compose.yml (podman-compose, or the same
+# settings with `podman run` where podman-compose does not work; the output
+# says which) pinned to CPU 0 and CPU 1 on the host network against the
+# throwaway cluster; then S3 round trips through each, each container's
+# cpuset seen from inside, a public object under ab through both, the
+# HEALTHCHECK, a rolling restart of one instance, and a clean stop (exit
+# status 0 after the drain). Last, the demo profile's single-node cluster
+# image with a gateway beside it.
+#   tests/container.sh RSGW_BINARY CEPH_CONF
+# Env: RSGW_TEST_COMPOSE=no takes the `podman run` path even where
+# podman-compose works.
+# A machine that cannot run containers fails here with the reason.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail() { echo "container test: $*" >&2; exit 1; }
+rsgw=$(realpath --relative-to="$PWD" "$1")
+conf=$(realpath "$2")
+[[ $rsgw == target/* ]] || fail "the binary must be under target/ (the image's build context)"
+export CONTAINERS_CONF=$PWD/tests/containers.conf
+command -v podman >/dev/null || fail "podman is not installed (scripts/test installs podman, buildah, runc, debootstrap)"
+podman info >/dev/null 2>&1 || fail "podman cannot run here: $(podman info 2>&1 | tail -3)"
+work=$(mktemp -d)
+project=rsgwtest$$
+a=${project}_rsgw-a_1
+b=${project}_rsgw-b_1
+cleanup() {
+  if command -v podman-compose >/dev/null; then
+    podman-compose -f docker/compose.yml -p "$project" down -t 5 >/dev/null 2>&1 || true
+  fi
+  local c
+  for c in "$a" "$b" "${project}_demo-gw" "${project}_ceph-demo"; do
+    podman rm -f -i -t 5 "$c" >/dev/null 2>>"$work/cleanup.log" || cat "$work/cleanup.log" >&2
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== hadolint"
+hadolint docker/Dockerfile docker/ceph-demo.Dockerfile
+
+echo "== base image (debootstrap minbase bookworm, kept between runs)"
+base=localhost/rsgw-bookworm:latest
+if ! podman image exists "$base"; then
+  debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
+    { tail -20 "$work/debootstrap.log"; fail "debootstrap failed"; }
+  tar -C "$work/rootfs" -c . | podman import - "$base" >/dev/null
+  rm -rf "$work/rootfs"
+fi
+
+echo "== rsgw image from docker/Dockerfile ($rsgw)"
+image=localhost/rsgw:test
+podman build -q --format docker --network host --build-arg BASE="$base" --build-arg RSGW_BIN="$rsgw" \
+  -f docker/Dockerfile -t "$image" . >/dev/null
+
+echo "== cephx key and pools for the gateways (docs/deploy.md, step 2)"
+export CEPH_CONF=$conf
+prefix=rsgwct
+for p in meta index data; do
+  ceph osd pool create "$prefix.$p" >/dev/null 2>&1
+  ceph osd pool application enable "$prefix.$p" rgw >/dev/null 2>&1
+done
+ceph auth get-or-create client.rgw.ct mon 'allow r' \
+  osd "allow rwx pool=$prefix.meta, allow rwx pool=$prefix.index, allow rwx pool=$prefix.data" \
+  -o "$work/ceph.client.rgw.ct.keyring"
+chown 7480:7480 "$work/ceph.client.rgw.ct.keyring"
+chmod 600 "$work/ceph.client.rgw.ct.keyring"
+
+port_a=$((17480 + $$ % 500 * 20))
+port_b=$((port_a + 10))
+export RSGW_IMAGE=$image CEPH_CONF=$conf RSGW_KEYRING=$work/ceph.client.rgw.ct.keyring
+export RSGW_CLIENT=client.rgw.ct RSGW_POOL_PREFIX=$prefix RSGW_BIND=127.0.0.1
+export RSGW_A_CPUS=0 RSGW_B_CPUS=1 RSGW_A_PORT=$port_a RSGW_B_PORT=$port_b
+export RSGW_A_ADMIN_PORT=$((port_a + 1)) RSGW_B_ADMIN_PORT=$((port_b + 1))
+
+echo "== a user, with rsgw admin in the image (docs/deploy.md, step 4)"
+store_env=(-e RSGW_STORE_BACKEND=rados -e RSGW_STORE_CEPH_CONF=/etc/ceph/ceph.conf
+  -e RSGW_STORE_KEYRING=/etc/ceph/rsgw.keyring -e RSGW_STORE_CLIENT_NAME=$RSGW_CLIENT
+  -e RSGW_STORE_POOL_PREFIX=$prefix)
+mounts=(-v "$conf:/etc/ceph/ceph.conf:ro" -v "$RSGW_KEYRING:/etc/ceph/rsgw.keyring:ro")
+AK=CONTAINERACCESSKEY001 SK=containersecret
+podman run --rm --network host "${mounts[@]}" "${store_env[@]}" "$image" \
+  admin user info --uid ct >/dev/null 2>&1 ||
+  podman run --rm --network host "${mounts[@]}" "${store_env[@]}" "$image" \
+    admin user create --uid ct --display-name "container test" --access-key "$AK" --secret-key "$SK" >/dev/null
+
+echo "== two pinned gateways (docs/deploy.md, step 5)"
+how=
+if [[ ${RSGW_TEST_COMPOSE:-yes} != no ]] && command -v podman-compose >/dev/null &&
+  podman-compose -f docker/compose.yml -p "$project" up -d >"$work/compose.log" 2>&1 &&
+  podman container exists "$a" && podman container exists "$b"; then
+  how="podman-compose -f docker/compose.yml up -d"
+else
+  if [[ ${RSGW_TEST_COMPOSE:-yes} == no ]]; then
+    echo "RSGW_TEST_COMPOSE=no: podman run instead of podman-compose"
+  else
+    echo "podman-compose did not bring the stack up; last lines:"
+    tail -5 "$work/compose.log" 2>/dev/null || true
+  fi
+  podman rm -f "$a" "$b" >/dev/null 2>&1 || true
+  # the same settings as docker/compose.yml, service by service
+  for s in a b; do
+    name=${project}_rsgw-${s}_1
+    cpus_var=RSGW_${s^^}_CPUS port_var=RSGW_${s^^}_PORT admin_var=RSGW_${s^^}_ADMIN_PORT
+    podman run -d --name "$name" --network host --cpuset-cpus "${!cpus_var}" \
+      --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
+      "${mounts[@]}" "${store_env[@]}" \
+      -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:${!port_var}\"]" \
+      -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
+  done
+  how="podman run with docker/compose.yml's settings"
+fi
+echo "started with: $how"
+for p in "$RSGW_A_ADMIN_PORT" "$RSGW_B_ADMIN_PORT"; do
+  for _ in $(seq 300); do
+    [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p/health") == 200 ]] && break
+    sleep 0.2
+  done
+  [[ $(curl -s "http://127.0.0.1:$p/health") == ok ]] ||
+    { podman logs "$a" 2>&1 | tail -20; podman logs "$b" 2>&1 | tail -20; fail "no health on admin port $p"; }
+done
+podman healthcheck run "$a" && podman healthcheck run "$b" || fail "the image's HEALTHCHECK fails"
+
+echo "== each container's cpuset, from inside"
+[[ $(podman exec "$a" grep Cpus_allowed_list /proc/1/status | awk '{print $2}') == 0 ]] || fail "rsgw-a is not on CPU 0"
+[[ $(podman exec "$b" grep Cpus_allowed_list /proc/1/status | awk '{print $2}') == 1 ]] || fail "rsgw-b is not on CPU 1"
+[[ $(podman exec "$a" id -u) == 7480 ]] || fail "the gateway does not run as uid 7480"
+[[ $(podman exec "$a" sh -c 'ulimit -n') == 20000 ]] || fail "nofile is not 20000"
+
+echo "== S3 through each"
+bucket=ct-$project
+python3 - "http://127.0.0.1:$port_a" "http://127.0.0.1:$port_b" "$AK" "$SK" "$bucket" <<'PY'
+import sys, boto3, botocore.config
+a_url, b_url, ak, sk, bucket = sys.argv[1:]
+def client(url):
+    return boto3.client("s3", endpoint_url=url, aws_access_key_id=ak, aws_secret_access_key=sk,
+                        region_name="us-east-1",
+                        config=botocore.config.Config(s3={"addressing_style": "path"}))
+a, b = client(a_url), client(b_url)
+a.create_bucket(Bucket=bucket)
+a.put_object(Bucket=bucket, Key="via-a", Body=b"a" * 100_000)
+b.put_object(Bucket=bucket, Key="via-b", Body=b"b" * 5)
+assert b.get_object(Bucket=bucket, Key="via-a")["Body"].read() == b"a" * 100_000
+assert a.get_object(Bucket=bucket, Key="via-b")["Body"].read() == b"b" * 5
+keys = [o["Key"] for o in b.list_objects_v2(Bucket=bucket)["Contents"]]
+assert keys == ["via-a", "via-b"], keys
+a.put_object(Bucket=bucket, Key="public", Body=b"p" * 260, ACL="public-read")
+print("S3 round trips through both containers: ok")
+PY
+
+echo "== a public object under ab, through both"
+for p in "$port_a" "$port_b"; do
+  out=$(ab -q -r -n 2000 -c 50 "http://127.0.0.1:$p/$bucket/public" 2>&1)
+  grep -q "^Complete requests:      2000" <<<"$out" && grep -q "^Failed requests:        0" <<<"$out" ||
+    { echo "$out"; fail "ab through port $p"; }
+  grep -q "^Non-2xx" <<<"$out" && { echo "$out"; fail "non-2xx through port $p"; }
+  echo "port $p: $(grep 'Requests per second' <<<"$out")"
+done
+
+echo "== rolling upgrade of one instance (docs/deploy.md, Upgrades)"
+if [[ $how == podman-compose* ]]; then
+  podman-compose -f docker/compose.yml -p "$project" up -d --force-recreate --no-deps rsgw-a >"$work/upgrade.log" 2>&1 ||
+    { tail -5 "$work/upgrade.log"; fail "podman-compose could not recreate rsgw-a"; }
+else
+  podman stop -t 40 "$a" >/dev/null 2>&1
+  podman rm "$a" >/dev/null
+  podman run -d --name "$a" --network host --cpuset-cpus "$RSGW_A_CPUS" \
+    --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
+    "${mounts[@]}" "${store_env[@]}" \
+    -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:$RSGW_A_PORT\"]" \
+    -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:$RSGW_A_ADMIN_PORT\"" "$image" >/dev/null
+fi
+for _ in $(seq 300); do
+  [[ $(curl -s "http://127.0.0.1:$RSGW_A_ADMIN_PORT/health") == ok ]] && break
+  sleep 0.2
+done
+[[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_a/$bucket/public") == 200 ]] ||
+  fail "rsgw-a does not serve after its restart"
+
+echo "== clean stop: SIGTERM, drain, exit 0"
+podman stop -t 40 "$a" "$b" >/dev/null 2>"$work/stop.log" || { cat "$work/stop.log"; fail "podman stop"; }
+for c in "$a" "$b"; do
+  code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
+  [[ $code == 0 ]] || { podman logs "$c" 2>&1 | tail -20; fail "$c exited $code"; }
+done
+
+echo "== the demo profile's cluster image, with a gateway beside it"
+# the test host already runs a cluster on the fixed Ceph ports, so the demo
+# runs in a network namespace of its own (--network none: loopback only)
+# and the gateway joins that namespace; docs/deploy.md runs the same image
+# on the host network
+demo=${project}_ceph-demo
+demo_gw=${project}_demo-gw
+mkdir -p "$work/demo"
+podman build -q --format docker --network host --build-arg BASE="$base" \
+  -f docker/ceph-demo.Dockerfile -t localhost/rsgw-ceph-demo:test . >/dev/null
+podman run -d --name "$demo" --network none -v "$work/demo:/var/lib/rsgw-demo" \
+  localhost/rsgw-ceph-demo:test >/dev/null 2>"$work/demo-run.log"
+for _ in $(seq 240); do
+  podman logs "$demo" 2>&1 | grep -q "cluster writable" && [[ $(stat -c %a "$work/demo/rsgw.keyring" 2>/dev/null) == 644 ]] && break
+  sleep 0.5
+done
+podman logs "$demo" 2>&1 | grep -q "cluster writable" || { podman logs "$demo" 2>&1 | tail; fail "the demo cluster did not start"; }
+demo_env=(-v "$work/demo:/var/lib/rsgw-demo:ro" -e RSGW_STORE_BACKEND=rados
+  -e RSGW_STORE_CEPH_CONF=/var/lib/rsgw-demo/ceph.conf -e RSGW_STORE_KEYRING=/var/lib/rsgw-demo/rsgw.keyring)
+podman run --rm --network "container:$demo" "${demo_env[@]}" "$image" \
+  admin user create --uid demo --display-name Demo --access-key DEMOACCESSKEY0000001 --secret-key demosecret >/dev/null 2>&1
+podman run -d --name "$demo_gw" --network "container:$demo" "${demo_env[@]}" "$image" >/dev/null 2>>"$work/demo-run.log"
+for _ in $(seq 150); do podman exec "$demo_gw" rsgw health >/dev/null 2>&1 && break; sleep 0.2; done
+podman exec "$demo_gw" rsgw bench s3 --mix read=50,write=50 --objects 20 --ops 400 --workers 4 --json \
+  --endpoint http://127.0.0.1:7480 --access-key DEMOACCESSKEY0000001 --secret-key demosecret >"$work/demo.json" ||
+  fail "rsgw bench s3 against the demo cluster"
+python3 - "$work/demo.json" <<'PY'
+import json, sys
+works = json.load(open(sys.argv[1]))
+ops = [o for w in works for o in w["ops"]]
+assert sum(o["errors"] for o in ops) == 0, ops
+assert sum(o["ops"] for o in ops if o["op"] in ("read", "write")) == 400, ops
+print("demo cluster: 400 reads and writes through a gateway beside it, no error")
+PY
+podman stop -t 40 "$demo_gw" >/dev/null 2>&1
+podman stop -t 30 "$demo" >/dev/null 2>&1
+for c in "$demo_gw" "$demo"; do
+  [[ $(podman inspect -f '{{.State.ExitCode}}' "$c") == 0 ]] || fail "$c did not stop cleanly"
+done
+echo "container test passed ($how)"

@@ -317,31 +317,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(variant: &str, cores: usize, instances: usize, threads: usize, ops: f64) -> Row {
-        Row {
-            gateway: variant.split(' ').next().unwrap_or(variant).into(),
-            mode: "async".into(),
-            variant: variant.into(),
-            cores,
-            instances,
-            threads,
-            workload: "read".into(),
-            object_size: 4096,
-            concurrency: 32,
-            seconds: 2.0,
-            ops: (ops * 2.0) as u64,
-            errors: 0,
-            ops_per_s: ops,
-            mb_per_s: ops * 4096.0 / 1e6,
-            p50_ms: 1.0,
-            p99_ms: 3.0,
-            gateway_cpu_s: 1.0,
-            cpu_us_per_op: 50.0,
-            client_cpu_s: 0.5,
-            host_busy_pct: 90.0,
-        }
-    }
+    use crate::sweep::report::sample_row as row;
 
     #[test]
     fn charts_need_two_points_on_their_axis() {

@@ -239,35 +239,44 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
     o
 }
 
+/// A made-up row for tests of the report and the charts.
+#[cfg(test)]
+pub(crate) fn sample_row(
+    variant: &str,
+    cores: usize,
+    instances: usize,
+    threads: usize,
+    ops: f64,
+) -> Row {
+    let (gateway, mode) = variant.split_once(' ').unwrap_or((variant, "beast"));
+    Row {
+        gateway: gateway.into(),
+        mode: mode.into(),
+        variant: variant.into(),
+        cores,
+        instances,
+        threads,
+        workload: "read".into(),
+        object_size: 4096,
+        concurrency: 32,
+        seconds: 2.0,
+        ops: (ops * 2.0) as u64,
+        errors: 0,
+        ops_per_s: ops,
+        mb_per_s: ops * 4096.0 / 1e6,
+        p50_ms: 1.0,
+        p99_ms: 3.0,
+        gateway_cpu_s: 1.0,
+        cpu_us_per_op: 1e6 / (ops * 2.0),
+        client_cpu_s: 0.5,
+        host_busy_pct: 90.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::sample_row as row;
     use super::*;
-
-    fn row(variant: &str, cores: usize, instances: usize, threads: usize, ops: f64) -> Row {
-        let (gateway, mode) = variant.split_once(' ').unwrap_or((variant, "beast"));
-        Row {
-            gateway: gateway.into(),
-            mode: mode.into(),
-            variant: variant.into(),
-            cores,
-            instances,
-            threads,
-            workload: "read".into(),
-            object_size: 4096,
-            concurrency: 32,
-            seconds: 2.0,
-            ops: (ops * 2.0) as u64,
-            errors: 0,
-            ops_per_s: ops,
-            mb_per_s: ops * 4096.0 / 1e6,
-            p50_ms: 1.0,
-            p99_ms: 3.0,
-            gateway_cpu_s: 1.0,
-            cpu_us_per_op: 1e6 / (ops * 2.0),
-            client_cpu_s: 0.5,
-            host_busy_pct: 90.0,
-        }
-    }
 
     #[test]
     fn csv_has_one_line_per_row_and_json_round_trips() {

@@ -51,7 +51,8 @@ Example, rsgw on the rados backend against radosgw on the same cluster:
       --radosgw-name client.rgw.gw --access-key AK --secret-key SK --out sweep")]
 pub struct SweepArgs {
     /// A short sweep for a check: layouts 1x1, 2x1 and 1x2 (fitted to the
-    /// host), threads 64 and 512, 2 s runs after 1 s warm-ups.
+    /// host), threads 64 and 512, 2 s runs after 1 s warm-ups, 64 MiB of
+    /// objects per size.
     #[arg(long)]
     pub quick: bool,
     /// Gateways to start (comma-separated).
@@ -89,9 +90,9 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 64)]
     pub objects: u64,
     /// Cap on the bytes prepared per size, in MiB: large objects get fewer
-    /// than --objects (at least 4).
-    #[arg(long, default_value_t = 256)]
-    pub dataset_mib: u64,
+    /// than --objects (at least 4). Default 256, --quick 64.
+    #[arg(long)]
+    pub dataset_mib: Option<u64>,
     /// Concurrent connections of the ab workload.
     #[arg(long, default_value_t = 1000)]
     pub ab_concurrency: usize,
@@ -257,6 +258,7 @@ struct Plan {
     loads: Vec<Load>,
     duration: u64,
     warmup: u64,
+    dataset_mib: u64,
 }
 
 impl Plan {
@@ -346,6 +348,9 @@ impl Plan {
                 .unwrap_or(if args.quick { 2 } else { 8 })
                 .max(1),
             warmup: args.warmup.unwrap_or(if args.quick { 1 } else { 2 }),
+            dataset_mib: args
+                .dataset_mib
+                .unwrap_or(if args.quick { 64 } else { 256 }),
         })
     }
 
@@ -612,7 +617,7 @@ fn measure_size(
     size: u64,
     creds: &Arc<Credentials>,
 ) -> Result<Vec<Row>, String> {
-    let n = args.objects.min((args.dataset_mib << 20) / size).max(4);
+    let n = args.objects.min((plan.dataset_mib << 20) / size).max(4);
     let all = target(Selector::Range(1, n), size);
     let setup = run_stages(
         args,

@@ -151,6 +151,14 @@ a.put_object(Bucket=bucket, Key="public", Body=b"p" * 260, ACL="public-read")
 print("S3 round trips through both containers: ok")
 PY
 
+# the aws CLI example of docs/deploy.md, step 5
+AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_DEFAULT_REGION=us-east-1 \
+  aws --endpoint-url "http://127.0.0.1:$port_b" s3 mb "s3://$bucket-cli" >/dev/null ||
+  fail "aws s3 mb through rsgw-b"
+AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_DEFAULT_REGION=us-east-1 \
+  aws --endpoint-url "http://127.0.0.1:$port_a" s3 rb "s3://$bucket-cli" >/dev/null ||
+  fail "aws s3 rb through rsgw-a"
+
 echo "== a public object under ab, through both"
 for p in "$port_a" "$port_b"; do
   out=$(ab -q -r -n 2000 -c 50 "http://127.0.0.1:$p/$bucket/public" 2>&1)

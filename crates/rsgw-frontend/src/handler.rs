@@ -5,7 +5,8 @@ use std::future::Future;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
-use hyper::body::Incoming;
+
+use crate::body_timeout::RequestBody;
 
 /// Errors a response body may fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -17,7 +18,9 @@ pub trait Handler: Clone + Send + Sync + 'static {
 
     /// Handles one request. In blocking mode this runs on a handler thread
     /// that does nothing else until the response body has been produced.
-    fn call(&self, req: Request<Incoming>) -> impl Future<Output = Response<Self::Body>> + Send;
+    /// Reading the body fails with an `std::io::Error` of kind `TimedOut`
+    /// when the client stalls (see [`RequestBody`]).
+    fn call(&self, req: Request<RequestBody>) -> impl Future<Output = Response<Self::Body>> + Send;
 
     /// An error response of the handler's own protocol (an S3 XML error).
     fn error(&self, status: StatusCode, code: &str, message: &str) -> Response<Self::Body>;
@@ -33,8 +36,8 @@ pub trait Handler: Clone + Send + Sync + 'static {
 impl Handler for rsgw_s3::S3HttpService {
     type Body = s3s::Body;
 
-    fn call(&self, req: Request<Incoming>) -> impl Future<Output = Response<Self::Body>> + Send {
-        rsgw_s3::RequestIdService::call(self, req.map(s3s::Body::from))
+    fn call(&self, req: Request<RequestBody>) -> impl Future<Output = Response<Self::Body>> + Send {
+        rsgw_s3::RequestIdService::call(self, req.map(s3s::Body::http_body_unsync))
     }
 
     fn error(&self, status: StatusCode, code: &str, message: &str) -> Response<Self::Body> {

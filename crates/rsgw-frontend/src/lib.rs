@@ -1,7 +1,8 @@
 //! rsgw's frontend: radosgw's Beast knobs as small, named layers.
 //!
 //! A request travels: [`listener`] (backlog, `SO_REUSEPORT`, connection
-//! cap, `TCP_NODELAY`, header timeout, accept backoff) → [`service`] →
+//! cap, `TCP_NODELAY`, header timeout, accept backoff) → [`service`] (the
+//! body's idle timeout, [`body_timeout`]) →
 //! [`admission`] (`max_concurrent_requests`, `503 SlowDown` or a bounded
 //! queue) → [`pool`] (`pool.mode`: async workers or blocking handler
 //! threads) → the [`Handler`] (the S3 service). [`metrics`] counts along
@@ -11,6 +12,7 @@
 
 pub mod admin;
 pub mod admission;
+pub mod body_timeout;
 pub mod cpu;
 pub mod handler;
 pub mod limits;
@@ -20,6 +22,7 @@ pub mod pool;
 pub mod server;
 pub mod service;
 
+pub use body_timeout::RequestBody;
 pub use handler::{BoxError, Handler};
 pub use server::{ThreadPlan, run};
 

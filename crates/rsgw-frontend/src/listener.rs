@@ -16,8 +16,18 @@ use crate::handler::Handler;
 use crate::metrics::Metrics;
 use crate::service::FrontendService;
 
-/// hyper's read buffer limit: the largest `frontend.max_header_size` plus room.
-const HYPER_MAX_BUF: usize = (1 << 20) + 64 * 1024;
+/// How far hyper's read buffer may grow beyond `frontend.max_header_size`:
+/// room for the request line and for reading bodies in pieces (128 KiB at
+/// the default 16 KiB headers). The sum bounds what a connection holds while
+/// its headers arrive. Measured (docs/reliability.md): a 1 MiB buffer read
+/// 4 MiB PUTs no cheaper, and under a flood of 1 MiB headers it left about
+/// 500 MiB in the allocator's per-thread caches; this one leaves 36 MiB.
+const HYPER_BUF_ROOM: usize = 112 * 1024;
+
+/// hyper's read buffer limit for a `max_header_size`.
+pub fn read_buffer_limit(max_header_size: usize) -> usize {
+    max_header_size + HYPER_BUF_ROOM
+}
 
 /// Accept errors (out of descriptors, say) are retried after this pause,
 /// doubling up to the maximum, as radosgw does (1 ms to 5 s there).
@@ -49,6 +59,8 @@ pub struct ConnSettings {
     pub tcp_nodelay: bool,
     /// Open connections at most (`None`: unlimited).
     pub max_connections: Option<Arc<Semaphore>>,
+    /// hyper's read buffer limit ([`read_buffer_limit`]).
+    pub read_buffer: usize,
 }
 
 /// Accepts connections until `stop` turns true, serving each with `service`.
@@ -109,7 +121,7 @@ pub async fn accept_loop<H: Handler>(
         // hyper's own limit sits above max_header_size, so oversized headers
         // reach the service and get an S3 error; beyond it hyper answers 431
         let mut builder = http1::Builder::new();
-        builder.max_buf_size(HYPER_MAX_BUF);
+        builder.max_buf_size(settings.read_buffer);
         if let Some(t) = settings.request_timeout {
             builder.timer(TokioTimer::new()).header_read_timeout(t);
         }

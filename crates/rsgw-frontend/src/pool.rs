@@ -17,9 +17,9 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::body_timeout::RequestBody;
 use crate::handler::{BoxError, Handler};
 use crate::metrics::Metrics;
 
@@ -103,7 +103,7 @@ impl<H: Handler> Pool<H> {
     pub async fn run(
         &self,
         handler: &H,
-        req: Request<Incoming>,
+        req: Request<RequestBody>,
     ) -> Result<Response<PoolBody<H::Body>>, PoolError> {
         match self {
             Pool::Async => Ok(handler.call(req).await.map(PoolBody::Direct)),
@@ -115,7 +115,7 @@ impl<H: Handler> Pool<H> {
 type Reply<B> = oneshot::Sender<Response<PoolBody<B>>>;
 
 struct Job<H: Handler> {
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     reply: Reply<H::Body>,
 }
 
@@ -157,7 +157,10 @@ impl<H: Handler> BlockingPool<H> {
     }
 
     /// Queues a request and waits for its response.
-    async fn run(&self, req: Request<Incoming>) -> Result<Response<PoolBody<H::Body>>, PoolError> {
+    async fn run(
+        &self,
+        req: Request<RequestBody>,
+    ) -> Result<Response<PoolBody<H::Body>>, PoolError> {
         let (reply, rx) = oneshot::channel();
         {
             let mut jobs = self

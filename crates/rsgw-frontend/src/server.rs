@@ -153,7 +153,9 @@ where
         },
     };
     let admission = Admission::new(cfg.pool.max_concurrent_requests, policy, metrics.clone());
-    let service = FrontendService::new(handler, admission, pool, metrics.clone());
+    let body_timeout =
+        (fe.request_timeout_ms > 0).then(|| Duration::from_millis(fe.request_timeout_ms));
+    let service = FrontendService::new(handler, body_timeout, admission, pool, metrics.clone());
 
     let admin = Arc::new(AdminState {
         metrics: metrics.clone(),
@@ -183,6 +185,7 @@ where
         tcp_nodelay: fe.tcp_nodelay,
         max_connections: (fe.max_connections > 0)
             .then(|| Arc::new(Semaphore::new(fe.max_connections))),
+        read_buffer: crate::listener::read_buffer_limit(fe.max_header_size),
     };
     let mut loops = Vec::new();
     for ep in &fe.endpoints {

@@ -5,8 +5,9 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
@@ -15,6 +16,7 @@ use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 
 use crate::admission::{Admission, Admitted};
+use crate::body_timeout::RequestBody;
 use crate::handler::{BoxError, Handler};
 use crate::metrics::Metrics;
 use crate::pool::{Pool, PoolBody, PoolError};
@@ -25,6 +27,7 @@ pub const CLIENT_CLOSED: u16 = 499;
 
 struct Shared<H: Handler> {
     handler: H,
+    body_timeout: Option<Duration>,
     admission: Admission,
     pool: Pool<H>,
     metrics: Arc<Metrics>,
@@ -40,10 +43,18 @@ impl<H: Handler> Clone for FrontendService<H> {
 }
 
 impl<H: Handler> FrontendService<H> {
-    /// Ties the layers together.
-    pub fn new(handler: H, admission: Admission, pool: Pool<H>, metrics: Arc<Metrics>) -> Self {
+    /// Ties the layers together; `body_timeout` bounds each wait for
+    /// request body bytes (`request_timeout_ms`; `None`: no bound).
+    pub fn new(
+        handler: H,
+        body_timeout: Option<Duration>,
+        admission: Admission,
+        pool: Pool<H>,
+        metrics: Arc<Metrics>,
+    ) -> Self {
         FrontendService(Arc::new(Shared {
             handler,
+            body_timeout,
             admission,
             pool,
             metrics,
@@ -82,6 +93,10 @@ impl<H: Handler> FrontendService<H> {
             status: CLIENT_CLOSED,
             _admitted: admitted,
         };
+        let (parts, body) = req.into_parts();
+        let body = RequestBody::new(body, s.body_timeout);
+        let stalled = body.stalled();
+        let req = Request::from_parts(parts, body);
         let resp = match s.pool.run(&s.handler, req).await {
             Ok(r) => r,
             Err(PoolError::ShuttingDown) => s
@@ -100,6 +115,21 @@ impl<H: Handler> FrontendService<H> {
                     "We encountered an internal error. Please try again.",
                 )
                 .map(PoolBody::Direct),
+        };
+        // a handler that gave up on a stalled body inside a library (s3s
+        // reading an XML body) answers with a server error: it is the
+        // client's, and S3 names it RequestTimeout
+        let resp = if stalled.load(Ordering::Relaxed) && resp.status().is_server_error() {
+            let mut r = s.handler.error(
+                StatusCode::BAD_REQUEST,
+                "RequestTimeout",
+                "Your socket connection to the server was not read from or written to within the timeout period.",
+            );
+            r.headers_mut()
+                .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+            r.map(PoolBody::Direct)
+        } else {
+            resp
         };
         guard.op = H::operation(resp.extensions());
         guard.status = resp.status().as_u16();

@@ -96,6 +96,12 @@ pub enum GatewayError {
     /// Reading the request body failed.
     #[error("reading the request body failed: {0}")]
     Body(String),
+    /// The client stopped sending the request body for longer than the
+    /// frontend waits (`request_timeout_ms`).
+    #[error(
+        "your socket connection to the server was not read from or written to within the timeout period"
+    )]
+    RequestTimeout,
     /// Stored metadata could not be decoded.
     #[error("corrupt metadata: {0}")]
     Corrupt(String),

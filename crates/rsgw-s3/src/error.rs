@@ -20,6 +20,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::BadDigest | G::BadChecksum(_) => S3ErrorCode::BadDigest,
         G::EntityTooLarge => S3ErrorCode::EntityTooLarge,
         G::IncompleteBody | G::Body(_) => S3ErrorCode::IncompleteBody,
+        G::RequestTimeout => S3ErrorCode::RequestTimeout,
         G::BodySignatureMismatch => S3ErrorCode::SignatureDoesNotMatch,
         G::ContentSha256Mismatch => {
             let mut err = S3Error::with_message(
@@ -54,8 +55,19 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
 }
 
 /// Classifies an error from s3s' body decoders (aws-chunked signatures,
-/// single-chunk payload hashes) so the client gets the S3 code it expects.
-pub(crate) fn body_error(e: &(dyn std::error::Error + Send + Sync)) -> GatewayError {
+/// single-chunk payload hashes) or from the body itself (the frontend's idle
+/// timeout, an `std::io::Error` of kind `TimedOut`, possibly wrapped by a
+/// decoder) so the client gets the S3 code it expects.
+pub(crate) fn body_error(e: &(dyn std::error::Error + Send + Sync + 'static)) -> GatewayError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return GatewayError::RequestTimeout;
+        }
+        cause = c.source();
+    }
     let text = e.to_string();
     if text.contains("SignatureMismatch") {
         GatewayError::BodySignatureMismatch

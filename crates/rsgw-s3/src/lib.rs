@@ -7,6 +7,7 @@
 //! an `x-amz-request-id` (also in the `RequestId` of error bodies).
 
 mod checksums;
+mod dates;
 mod error;
 mod ops;
 mod request_id;

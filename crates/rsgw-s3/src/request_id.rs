@@ -166,7 +166,12 @@ impl RequestIdService {
             .iter()
             .map(|(k, v)| k.as_str().len() + v.len() + 4)
             .sum();
-        let mut resp = if header_bytes > self.max_header_size {
+        let dates = crate::dates::check_sigv2(req.headers(), std::time::SystemTime::now())
+            .and_then(|()| crate::dates::check_sigv4_shape(req.headers(), req.uri().query()));
+        let mut resp = if let Err(e) = dates {
+            let (status, code, message) = e.s3();
+            error_response(status, code, message, &id)
+        } else if header_bytes > self.max_header_size {
             error_response(
                 http::StatusCode::BAD_REQUEST,
                 "RequestHeaderSectionTooLarge",

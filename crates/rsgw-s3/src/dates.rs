@@ -1,0 +1,255 @@
+//! Request dates, checked before s3s sees them.
+//!
+//! - The request-time window of SigV2 header authentication. SigV4 carries
+//!   its own check in s3s; SigV2 signs the `Date` (or `x-amz-date`) header
+//!   but s3s does not compare it with the clock, so a captured SigV2
+//!   request would replay for ever. S3 and radosgw refuse one more than 15
+//!   minutes off, as here.
+//! - The shape of SigV4 dates (`x-amz-date`, `X-Amz-Date`, the credential
+//!   scope's day): s3s 0.14 turns each byte into a digit before checking it
+//!   is one, which overflows on a byte below `'0'` (a panic where overflow
+//!   checks are on; found by the `forged_auth` fuzz target). A date that is
+//!   not all digits where digits belong is refused here with S3's error.
+
+use std::time::{Duration, SystemTime};
+
+/// How far a request's time may be from the gateway's clock.
+pub(crate) const MAX_SKEW: Duration = Duration::from_secs(15 * 60);
+
+/// Why a request is refused for its dates.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum SkewError {
+    /// No `Date` or `x-amz-date` that parses as a date.
+    NoDate,
+    /// The request's time is too far from now.
+    TooSkewed,
+    /// A SigV4 credential scope whose day is no `YYYYMMDD`: in the
+    /// Authorization header, or in a presigned URL's query.
+    MalformedScope {
+        /// In the query string (a presigned URL), not the header.
+        query: bool,
+    },
+}
+
+impl SkewError {
+    /// The S3 error: status, code and message.
+    pub(crate) fn s3(&self) -> (http::StatusCode, &'static str, &'static str) {
+        match self {
+            SkewError::TooSkewed => (
+                http::StatusCode::FORBIDDEN,
+                "RequestTimeTooSkewed",
+                "The difference between the request time and the current time is too large.",
+            ),
+            SkewError::NoDate => (
+                http::StatusCode::FORBIDDEN,
+                "AccessDenied",
+                "AWS authentication requires a valid Date or x-amz-date header.",
+            ),
+            SkewError::MalformedScope { query: false } => (
+                http::StatusCode::BAD_REQUEST,
+                "AuthorizationHeaderMalformed",
+                "The authorization header is malformed; the credential date must be YYYYMMDD.",
+            ),
+            SkewError::MalformedScope { query: true } => (
+                http::StatusCode::BAD_REQUEST,
+                "AuthorizationQueryParametersError",
+                "X-Amz-Date must be YYYYMMDD'T'HHMMSS'Z' and X-Amz-Credential's date YYYYMMDD.",
+            ),
+        }
+    }
+}
+
+/// `YYYYMMDD`.
+fn is_day(s: &[u8]) -> bool {
+    s.len() == 8 && s.iter().all(u8::is_ascii_digit)
+}
+
+/// `YYYYMMDDTHHMMSSZ`.
+fn is_amz_date(s: &[u8]) -> bool {
+    s.len() == 16
+        && is_day(&s[..8])
+        && s[8] == b'T'
+        && s[9..15].iter().all(u8::is_ascii_digit)
+        && s[15] == b'Z'
+}
+
+/// The day of a credential `KEY/YYYYMMDD/region/s3/aws4_request`, if it has one.
+fn scope_day(credential: &[u8]) -> Option<&[u8]> {
+    let mut parts = credential.split(|b| *b == b'/');
+    parts.next()?;
+    parts.next()
+}
+
+/// Checks the dates a SigV4 request carries: the `x-amz-date` header and
+/// the Authorization header's credential day, or a presigned URL's
+/// `X-Amz-Date` and `X-Amz-Credential` day. Requests without SigV4 pass.
+pub(crate) fn check_sigv4_shape(
+    headers: &http::HeaderMap,
+    query: Option<&str>,
+) -> Result<(), SkewError> {
+    let auth = headers
+        .get(http::header::AUTHORIZATION)
+        .map(http::HeaderValue::as_bytes);
+    if let Some(auth) = auth.filter(|a| a.starts_with(b"AWS4-HMAC-SHA256")) {
+        if headers
+            .get_all("x-amz-date")
+            .iter()
+            .any(|d| !is_amz_date(d.as_bytes()))
+        {
+            return Err(SkewError::NoDate);
+        }
+        let at = auth.windows(11).position(|w| w == b"Credential=");
+        if let Some(at) = at {
+            let rest = &auth[at + 11..];
+            let credential = rest
+                .split(|b| *b == b',' || *b == b' ')
+                .next()
+                .unwrap_or_default();
+            if scope_day(credential).is_some_and(|d| !is_day(d)) {
+                return Err(SkewError::MalformedScope { query: false });
+            }
+        }
+    }
+    for pair in query.unwrap_or_default().split('&') {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_decode(value);
+        let bad = match name {
+            "X-Amz-Date" => !is_amz_date(&value),
+            "X-Amz-Credential" => scope_day(&value).is_some_and(|d| !is_day(d)),
+            _ => false,
+        };
+        if bad {
+            return Err(SkewError::MalformedScope { query: true });
+        }
+    }
+    Ok(())
+}
+
+/// `%XX` decoding of a query value (`+` stays: S3 signs it as sent).
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).and_then(|c| hex(*c)),
+                b.get(i + 2).and_then(|c| hex(*c)),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Checks the time of a request signed with SigV2 in its `Authorization`
+/// header (`AWS key:signature`); other requests pass. `x-amz-date` wins
+/// over `Date`, as in SigV2's string to sign.
+pub(crate) fn check_sigv2(headers: &http::HeaderMap, now: SystemTime) -> Result<(), SkewError> {
+    let sigv2 = headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("AWS "));
+    if !sigv2 {
+        return Ok(());
+    }
+    let date = headers
+        .get("x-amz-date")
+        .or_else(|| headers.get(http::header::DATE))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| httpdate::parse_http_date(v.trim()).ok())
+        .ok_or(SkewError::NoDate)?;
+    let skew = match now.duration_since(date) {
+        Ok(behind) => behind,
+        Err(ahead) => ahead.duration(),
+    };
+    if skew > MAX_SKEW {
+        return Err(SkewError::TooSkewed);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> http::HeaderMap {
+        let mut h = http::HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, v.parse().expect("header value"));
+        }
+        h
+    }
+
+    #[test]
+    fn sigv2_dates_must_be_near() {
+        let now = httpdate::parse_http_date("Mon, 30 Nov 2026 12:00:00 GMT").expect("date");
+        let v2 = ("authorization", "AWS AKID:c2ln");
+        let ok = headers(&[v2, ("date", "Mon, 30 Nov 2026 12:14:00 GMT")]);
+        assert_eq!(check_sigv2(&ok, now), Ok(()));
+        let old = headers(&[v2, ("date", "Mon, 30 Nov 2026 11:44:00 GMT")]);
+        assert_eq!(check_sigv2(&old, now), Err(SkewError::TooSkewed));
+        let ahead = headers(&[v2, ("date", "Mon, 30 Nov 2026 12:16:00 GMT")]);
+        assert_eq!(check_sigv2(&ahead, now), Err(SkewError::TooSkewed));
+        // x-amz-date wins over Date
+        let both = headers(&[
+            v2,
+            ("date", "Mon, 30 Nov 2026 12:00:00 GMT"),
+            ("x-amz-date", "Sun, 01 Nov 2026 12:00:00 GMT"),
+        ]);
+        assert_eq!(check_sigv2(&both, now), Err(SkewError::TooSkewed));
+        let none = headers(&[v2, ("date", "yesterday")]);
+        assert_eq!(check_sigv2(&none, now), Err(SkewError::NoDate));
+        // SigV4 and anonymous requests are not this check's
+        let v4 = headers(&[("authorization", "AWS4-HMAC-SHA256 Credential=x")]);
+        assert_eq!(check_sigv2(&v4, now), Ok(()));
+        assert_eq!(check_sigv2(&headers(&[]), now), Ok(()));
+    }
+
+    #[test]
+    fn sigv4_dates_must_be_digits() {
+        let auth = |day: &str| {
+            format!(
+                "AWS4-HMAC-SHA256 Credential=AKID/{day}/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00"
+            )
+        };
+        let good = auth("20261130");
+        let ok = headers(&[("authorization", &good), ("x-amz-date", "20261130T120000Z")]);
+        assert_eq!(check_sigv4_shape(&ok, None), Ok(()));
+        // the fuzzer's find: a dot in the scope's day
+        let dotted = auth("202.1130");
+        let bad = headers(&[
+            ("authorization", &dotted),
+            ("x-amz-date", "20261130T120000Z"),
+        ]);
+        assert_eq!(
+            check_sigv4_shape(&bad, None),
+            Err(SkewError::MalformedScope { query: false })
+        );
+        let bad_date = headers(&[("authorization", &good), ("x-amz-date", "2026113.T120000Z")]);
+        assert_eq!(check_sigv4_shape(&bad_date, None), Err(SkewError::NoDate));
+        // SigV2 keeps its RFC 1123 x-amz-date
+        let v2 = headers(&[
+            ("authorization", "AWS AKID:c2ln"),
+            ("x-amz-date", "Mon, 30 Nov 2026 12:00:00 GMT"),
+        ]);
+        assert_eq!(check_sigv4_shape(&v2, None), Ok(()));
+        let q = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20261130%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261130T120000Z";
+        assert_eq!(check_sigv4_shape(&headers(&[]), Some(q)), Ok(()));
+        let q = "X-Amz-Credential=AKID%2F2026%2C130%2Fus-east-1%2Fs3%2Faws4_request";
+        assert_eq!(
+            check_sigv4_shape(&headers(&[]), Some(q)),
+            Err(SkewError::MalformedScope { query: true })
+        );
+        assert_eq!(
+            check_sigv4_shape(&headers(&[]), Some("X-Amz-Date=2026-11-30")),
+            Err(SkewError::MalformedScope { query: true })
+        );
+    }
+}

@@ -8,6 +8,7 @@
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use libc::{c_int, c_void};
 use rsgw_store::{StoreError, StoreResult};
@@ -64,23 +65,34 @@ pub(crate) fn blocking_reply<T>() -> (Reply<T>, BlockingWait<T>) {
     (Reply::Blocking(tx), BlockingWait(rx))
 }
 
+/// How long past the operation timeout a caller still waits for librados.
+/// librados enforces `rados_osd_op_timeout` itself; this is the backstop that
+/// makes the bound the gateway's own, whatever librados does with an op
+/// (resends to a new OSD map, an op that never completes). Past it the caller
+/// gives up; the op completes (or not) into a dropped receiver, which is
+/// safe (see above).
+const GRACE: Duration = Duration::from_secs(1);
+
 impl<T> AsyncWait<T> {
-    /// Waits without blocking the thread.
-    pub(crate) async fn wait(self) -> StoreResult<T> {
-        self.0
-            .await
-            .map(|(r, _io)| r)
-            .unwrap_or_else(|_| Err(abandoned()))
+    /// Waits without blocking the thread, `limit` (the store's operation
+    /// timeout) plus a grace at most.
+    pub(crate) async fn wait(self, limit: Duration) -> StoreResult<T> {
+        match tokio::time::timeout(limit + GRACE, self.0).await {
+            Ok(reply) => reply.map(|(r, _io)| r).unwrap_or_else(|_| Err(abandoned())),
+            Err(_) => Err(StoreError::Timeout),
+        }
     }
 }
 
 impl<T> BlockingWait<T> {
-    /// Blocks the calling thread until the result arrives.
-    pub(crate) fn wait(self) -> StoreResult<T> {
-        self.0
-            .recv()
-            .map(|(r, _io)| r)
-            .unwrap_or_else(|_| Err(abandoned()))
+    /// Blocks the calling thread until the result arrives, `limit` plus a
+    /// grace at most.
+    pub(crate) fn wait(self, limit: Duration) -> StoreResult<T> {
+        match self.0.recv_timeout(limit + GRACE) {
+            Ok((r, _io)) => r,
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(StoreError::Timeout),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(abandoned()),
+        }
     }
 }
 

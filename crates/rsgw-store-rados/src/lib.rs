@@ -99,31 +99,31 @@ impl Store for RadosStore {
     async fn write(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
         let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
         ops::submit_write(io, obj, &op, aio::async_reply)?
-            .wait()
+            .wait(self.inner.opts.op_timeout)
             .await
     }
 
     fn write_blocking(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
         let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
-        ops::submit_write(io, obj, &op, aio::blocking_reply)?.wait()
+        ops::submit_write(io, obj, &op, aio::blocking_reply)?.wait(self.inner.opts.op_timeout)
     }
 
     async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
         let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
         let Some(first_op) = split::first_step(&op) else {
             return ops::submit_read(io, obj, &op, None, aio::async_reply)?
-                .wait()
+                .wait(self.inner.opts.op_timeout)
                 .await;
         };
         for _ in 0..split::RETRIES {
             let first = ops::submit_read(io.clone(), obj, &first_op, None, aio::async_reply)?
-                .wait()
+                .wait(self.inner.opts.op_timeout)
                 .await?;
             let Some((rest_op, version)) = split::second_step(&op, &first)? else {
                 return Ok(split::merge(&op, first, None));
             };
             match ops::submit_read(io.clone(), obj, &rest_op, Some(version), aio::async_reply)?
-                .wait()
+                .wait(self.inner.opts.op_timeout)
                 .await
             {
                 Ok(rest) => return Ok(split::merge(&op, first, rest.data)),
@@ -140,11 +140,12 @@ impl Store for RadosStore {
     fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
         let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
         let Some(first_op) = split::first_step(&op) else {
-            return ops::submit_read(io, obj, &op, None, aio::blocking_reply)?.wait();
+            return ops::submit_read(io, obj, &op, None, aio::blocking_reply)?
+                .wait(self.inner.opts.op_timeout);
         };
         for _ in 0..split::RETRIES {
-            let first =
-                ops::submit_read(io.clone(), obj, &first_op, None, aio::blocking_reply)?.wait()?;
+            let first = ops::submit_read(io.clone(), obj, &first_op, None, aio::blocking_reply)?
+                .wait(self.inner.opts.op_timeout)?;
             let Some((rest_op, version)) = split::second_step(&op, &first)? else {
                 return Ok(split::merge(&op, first, None));
             };
@@ -155,7 +156,7 @@ impl Store for RadosStore {
                 Some(version),
                 aio::blocking_reply,
             )?
-            .wait()
+            .wait(self.inner.opts.op_timeout)
             {
                 Ok(rest) => return Ok(split::merge(&op, first, rest.data)),
                 Err(StoreError::GuardFailed(_)) => continue,

@@ -90,9 +90,33 @@ pub fn headers(
     amz: &[(&str, &str)],
     now: SystemTime,
 ) -> Vec<(String, String)> {
+    headers_for_payload(
+        creds,
+        method,
+        host,
+        path,
+        query,
+        amz,
+        "UNSIGNED-PAYLOAD",
+        now,
+    )
+}
+
+/// [`headers`] with another `x-amz-content-sha256`: the body's SHA-256 in
+/// hex, or one of the streaming forms (`STREAMING-UNSIGNED-PAYLOAD-TRAILER`).
+#[allow(clippy::too_many_arguments)]
+pub fn headers_for_payload(
+    creds: &Credentials,
+    method: &str,
+    host: &str,
+    path: &str,
+    query: &str,
+    amz: &[(&str, &str)],
+    payload: &str,
+    now: SystemTime,
+) -> Vec<(String, String)> {
     let date_time = amz_date(now);
     let date = &date_time[..8];
-    let payload = "UNSIGNED-PAYLOAD";
     let mut signed: Vec<(String, String)> = vec![
         ("x-amz-content-sha256".into(), payload.into()),
         ("x-amz-date".into(), date_time.clone()),

@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -32,12 +32,50 @@ fn timed_out(after: Duration) -> BoxError {
     ))
 }
 
+/// How a request body failed, for the frontend's answer when a handler gave
+/// up on it with a server error (s3s reading an XML body, say): the fault
+/// is the client's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyFailure {
+    /// No bytes came for the idle timeout: `400 RequestTimeout`.
+    TimedOut,
+    /// The client closed or broke the body before its end: `400 IncompleteBody`.
+    Broken,
+}
+
+/// Where a [`RequestBody`] records its failure; readable after the handler
+/// has consumed (and dropped) the body.
+#[derive(Debug, Clone, Default)]
+pub struct BodyState(Arc<AtomicU8>);
+
+impl BodyState {
+    fn set(&self, f: BodyFailure) {
+        let v = match f {
+            BodyFailure::TimedOut => 1,
+            BodyFailure::Broken => 2,
+        };
+        // the first failure is the one that counts
+        let _ = self
+            .0
+            .compare_exchange(0, v, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The body's failure, if it failed.
+    pub fn failure(&self) -> Option<BodyFailure> {
+        match self.0.load(Ordering::Relaxed) {
+            1 => Some(BodyFailure::TimedOut),
+            2 => Some(BodyFailure::Broken),
+            _ => None,
+        }
+    }
+}
+
 /// A request body whose every wait for the next bytes is bounded.
 pub struct RequestBody<B = Incoming> {
     inner: B,
     idle: Option<Duration>,
     timer: Option<Pin<Box<Sleep>>>,
-    stalled: Arc<AtomicBool>,
+    state: BodyState,
 }
 
 impl<B> RequestBody<B> {
@@ -47,15 +85,13 @@ impl<B> RequestBody<B> {
             inner,
             idle,
             timer: None,
-            stalled: Arc::default(),
+            state: BodyState::default(),
         }
     }
 
-    /// Turns true once the body timed out: for the frontend, which answers
-    /// `RequestTimeout` where a handler that gave up reading answered with
-    /// a server error.
-    pub fn stalled(&self) -> Arc<AtomicBool> {
-        self.stalled.clone()
+    /// Where the body records how it failed.
+    pub fn state(&self) -> BodyState {
+        self.state.clone()
     }
 }
 
@@ -76,6 +112,9 @@ where
             Poll::Ready(frame) => {
                 // the clock restarts with every read that brought something
                 this.timer = None;
+                if matches!(frame, Some(Err(_))) {
+                    this.state.set(BodyFailure::Broken);
+                }
                 Poll::Ready(frame.map(|f| f.map_err(Into::into)))
             }
             Poll::Pending => {
@@ -87,7 +126,7 @@ where
                     .get_or_insert_with(|| Box::pin(tokio::time::sleep(idle)));
                 match timer.as_mut().poll(cx) {
                     Poll::Ready(()) => {
-                        this.stalled.store(true, Ordering::Relaxed);
+                        this.state.set(BodyFailure::TimedOut);
                         Poll::Ready(Some(Err(timed_out(idle))))
                     }
                     Poll::Pending => Poll::Pending,
@@ -143,9 +182,9 @@ mod tests {
             trickle(vec![(100, "a"), (1500, "b")]),
             Some(Duration::from_secs(1)),
         );
-        let stalled = body.stalled();
+        let state = body.state();
         let err = body.collect().await.expect_err("timed out");
-        assert!(stalled.load(Ordering::Relaxed));
+        assert_eq!(state.failure(), Some(BodyFailure::TimedOut));
         let io = err.downcast_ref::<std::io::Error>().expect("an io::Error");
         assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
         assert!(err.to_string().contains("1000 ms"), "{err}");

@@ -22,7 +22,7 @@ pub mod pool;
 pub mod server;
 pub mod service;
 
-pub use body_timeout::RequestBody;
+pub use body_timeout::{BodyFailure, BodyState, RequestBody};
 pub use handler::{BoxError, Handler};
 pub use server::{ThreadPlan, run};
 

@@ -5,7 +5,6 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -16,7 +15,7 @@ use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 
 use crate::admission::{Admission, Admitted};
-use crate::body_timeout::RequestBody;
+use crate::body_timeout::{BodyFailure, RequestBody};
 use crate::handler::{BoxError, Handler};
 use crate::metrics::Metrics;
 use crate::pool::{Pool, PoolBody, PoolError};
@@ -95,7 +94,7 @@ impl<H: Handler> FrontendService<H> {
         };
         let (parts, body) = req.into_parts();
         let body = RequestBody::new(body, s.body_timeout);
-        let stalled = body.stalled();
+        let body_state = body.state();
         let req = Request::from_parts(parts, body);
         let resp = match s.pool.run(&s.handler, req).await {
             Ok(r) => r,
@@ -116,20 +115,27 @@ impl<H: Handler> FrontendService<H> {
                 )
                 .map(PoolBody::Direct),
         };
-        // a handler that gave up on a stalled body inside a library (s3s
-        // reading an XML body) answers with a server error: it is the
-        // client's, and S3 names it RequestTimeout
-        let resp = if stalled.load(Ordering::Relaxed) && resp.status().is_server_error() {
-            let mut r = s.handler.error(
-                StatusCode::BAD_REQUEST,
-                "RequestTimeout",
-                "Your socket connection to the server was not read from or written to within the timeout period.",
-            );
-            r.headers_mut()
-                .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
-            r.map(PoolBody::Direct)
-        } else {
-            resp
+        // a handler that gave up on a failed body inside a library (s3s
+        // reading an XML body) answers with a server error: the fault is the
+        // client's, and S3 names it
+        let resp = match body_state.failure() {
+            Some(why) if resp.status().is_server_error() => {
+                let (code, message) = match why {
+                    BodyFailure::TimedOut => (
+                        "RequestTimeout",
+                        "Your socket connection to the server was not read from or written to within the timeout period.",
+                    ),
+                    BodyFailure::Broken => (
+                        "IncompleteBody",
+                        "You did not provide the number of bytes specified by the Content-Length HTTP header.",
+                    ),
+                };
+                let mut r = s.handler.error(StatusCode::BAD_REQUEST, code, message);
+                r.headers_mut()
+                    .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+                r.map(PoolBody::Direct)
+            }
+            _ => resp,
         };
         guard.op = H::operation(resp.extensions());
         guard.status = resp.status().as_u16();

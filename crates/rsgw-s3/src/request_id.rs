@@ -195,6 +195,13 @@ impl RequestIdService {
                 }
             }
         };
+        // s3s renders NotModified as an error document; a 304 carries no
+        // body (hyper would drop it on the wire, leaving its length behind)
+        if resp.status() == http::StatusCode::NOT_MODIFIED {
+            *resp.body_mut() = Body::empty();
+            resp.headers_mut().remove(http::header::CONTENT_TYPE);
+            resp.headers_mut().remove(http::header::CONTENT_LENGTH);
+        }
         if is_unroutable(&resp) {
             resp = error_response(
                 http::StatusCode::METHOD_NOT_ALLOWED,

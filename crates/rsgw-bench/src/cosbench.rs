@@ -20,7 +20,9 @@ impl Selector {
     pub fn parse(s: &str) -> Result<Self, String> {
         let s = s.trim();
         let bad = || format!("'{s}' is not a selector like c(1), u(1,10) or r(1,10)");
-        let (kind, rest) = s.split_at(1);
+        // an empty selector, or one starting with a multi-byte character,
+        // has no one-byte kind (the cosbench fuzz target found the panic)
+        let (kind, rest) = s.split_at_checked(1).ok_or_else(bad)?;
         let inner = rest
             .strip_prefix('(')
             .and_then(|r| r.strip_suffix(')'))
@@ -415,6 +417,8 @@ mod tests {
         assert_eq!(Selector::parse("r(5,5)"), Ok(Selector::Range(5, 5)));
         assert!(Selector::parse("u(10,1)").is_err());
         assert!(Selector::parse("x(1)").is_err());
+        assert!(Selector::parse("").is_err());
+        assert!(Selector::parse("é(1)").is_err());
         let s = Sizes::parse("u(4,64)KB").expect("sizes");
         assert_eq!((s.selector, s.unit), (Selector::Uniform(4, 64), 1000));
         assert_eq!(Sizes::parse("c(100)B").expect("bytes").unit, 1);

@@ -90,24 +90,23 @@ pub(crate) fn check_sigv4_shape(
     let auth = headers
         .get(http::header::AUTHORIZATION)
         .map(http::HeaderValue::as_bytes);
-    if let Some(auth) = auth.filter(|a| a.starts_with(b"AWS4-HMAC-SHA256")) {
+    // s3s reads any Authorization that is not SigV2 as SigV4, whatever its
+    // algorithm name: one with a credential is SigV4 here too
+    let at = auth.and_then(|a| a.windows(11).position(|w| w == b"Credential="));
+    if let (Some(auth), Some(at)) = (auth, at) {
+        let credential = auth[at + 11..]
+            .split(|b| *b == b',')
+            .next()
+            .unwrap_or_default();
+        if scope_day(credential).is_some_and(|d| !is_day(d)) {
+            return Err(SkewError::MalformedScope { query: false });
+        }
         if headers
             .get_all("x-amz-date")
             .iter()
             .any(|d| !is_amz_date(d.as_bytes()))
         {
             return Err(SkewError::NoDate);
-        }
-        let at = auth.windows(11).position(|w| w == b"Credential=");
-        if let Some(at) = at {
-            let rest = &auth[at + 11..];
-            let credential = rest
-                .split(|b| *b == b',' || *b == b' ')
-                .next()
-                .unwrap_or_default();
-            if scope_day(credential).is_some_and(|d| !is_day(d)) {
-                return Err(SkewError::MalformedScope { query: false });
-            }
         }
     }
     for pair in query.unwrap_or_default().split('&') {
@@ -234,6 +233,13 @@ mod tests {
         );
         let bad_date = headers(&[("authorization", &good), ("x-amz-date", "2026113.T120000Z")]);
         assert_eq!(check_sigv4_shape(&bad_date, None), Err(SkewError::NoDate));
+        // its second find: another algorithm name, a space in the day
+        let odd = "AWS4M-AHC-SHA256 Credential=AKID/2 261130/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
+        let bad = headers(&[("authorization", odd)]);
+        assert_eq!(
+            check_sigv4_shape(&bad, None),
+            Err(SkewError::MalformedScope { query: false })
+        );
         // SigV2 keeps its RFC 1123 x-amz-date
         let v2 = headers(&[
             ("authorization", "AWS AKID:c2ln"),

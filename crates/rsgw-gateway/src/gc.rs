@@ -44,6 +44,22 @@ impl Gateway {
                 after = tag.clone();
                 report.entries += 1;
                 let entry: GcEntry = serde_json::from_slice(value)?;
+                if entry.kind == "replacing" {
+                    let head = layout::head(&entry.bucket_id, &entry.key);
+                    let current = match self.store.read(&head, ReadOp::new().xattrs()).await {
+                        Ok(r) => r.xattrs.unwrap_or_default().get(layout::TAG_XATTR).cloned(),
+                        Err(StoreError::NotFound) => None,
+                        Err(e) => return Err(e.into()),
+                    };
+                    if current.is_some()
+                        && current.as_deref() == entry.while_head.as_deref().map(str::as_bytes)
+                    {
+                        // the replacing write never committed: still live
+                        self.gc_forget(tag).await?;
+                        report.collected += 1;
+                        continue;
+                    }
+                }
                 if entry.kind == "upload" {
                     if now_secs() - entry.time < min_age.as_secs_f64() {
                         report.in_progress += 1;

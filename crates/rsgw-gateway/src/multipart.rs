@@ -213,6 +213,7 @@ impl Gateway {
                                 stripes: None,
                                 time: now_secs(),
                                 part_of: Some((upload_id.into(), number)),
+                                while_head: None,
                             },
                         )
                         .await?;
@@ -397,9 +398,8 @@ impl Gateway {
             tails: chosen.iter().map(|p| p.tail.clone()).collect(),
             checksums: BTreeMap::new(),
         };
-        let head_id = layout::head(&info.id, key);
         let replaced = self
-            .commit_head(&head_id, &PutParams::default(), Bytes::new(), &meta)
+            .commit_head(&info.id, key, &PutParams::default(), Bytes::new(), &meta)
             .await?;
         self.index_committed(&info, key, &meta, replaced.as_ref())
             .await?;

@@ -244,7 +244,10 @@ fn parse_meta(xattrs: &BTreeMap<String, Bytes>) -> GatewayResult<ObjectMeta> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct GcEntry {
     /// "upload": stripes of a write in progress; "replaced": stripes of a
-    /// version that no head references any more.
+    /// version that no head references any more; "replacing": stripes of a
+    /// version a write is about to replace, garbage once the head no longer
+    /// carries `while_head` (logged before the head changes, so a crash
+    /// between the commit and the retirement leaks nothing).
     pub(crate) kind: String,
     pub(crate) bucket_id: String,
     pub(crate) key: String,
@@ -255,6 +258,9 @@ pub(crate) struct GcEntry {
     /// committed once the upload records it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) part_of: Option<(String, u32)>,
+    /// For "replacing": the head tag of the version the stripes belong to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) while_head: Option<String>,
 }
 
 impl Gateway {
@@ -331,6 +337,7 @@ impl Gateway {
                     stripes: Some(tail.stripes()),
                     time: now_secs(),
                     part_of: None,
+                    while_head: None,
                 },
             )
             .await?;
@@ -460,7 +467,7 @@ impl Gateway {
             checksums,
         };
         let replaced = match self
-            .commit_head(&head_id, &params, head.freeze(), &meta)
+            .commit_head(&info.id, key, &params, head.freeze(), &meta)
             .await
         {
             Ok(r) => r,
@@ -559,6 +566,7 @@ impl Gateway {
                     stripes: None,
                     time: now_secs(),
                     part_of: None,
+                    while_head: None,
                 },
             )
             .await?;
@@ -576,15 +584,35 @@ impl Gateway {
     /// replaces; returns that version's metadata.
     pub(crate) async fn commit_head(
         &self,
-        head_id: &ObjectId,
+        bucket_id: &str,
+        key: &str,
         params: &PutParams,
         data: Bytes,
         meta: &ObjectMeta,
     ) -> GatewayResult<Option<ObjectMeta>> {
+        let head_id = &layout::head(bucket_id, key);
         let json = Bytes::from(serde_json::to_vec(meta)?);
         for _ in 0..64 {
             let cur = self.head_meta(head_id).await?;
             check_put_conditions(params, cur.as_ref())?;
+            if let Some(old) = &cur {
+                // the stripes this commit will orphan, logged before it
+                for tail in old.tails.iter().filter(|t| t.size > 0) {
+                    self.gc_note(
+                        &tail.tag,
+                        &GcEntry {
+                            kind: "replacing".into(),
+                            bucket_id: bucket_id.into(),
+                            key: key.into(),
+                            stripes: Some(tail.stripes()),
+                            time: now_secs(),
+                            part_of: None,
+                            while_head: Some(old.tag.clone()),
+                        },
+                    )
+                    .await?;
+                }
+            }
             let op = match &cur {
                 Some(m) => WriteOp::new().cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, m.tag.clone()),
                 None => WriteOp::new().create_exclusive(),

@@ -17,12 +17,14 @@ use crate::metrics::Metrics;
 use crate::service::FrontendService;
 
 /// How far hyper's read buffer may grow beyond `frontend.max_header_size`:
-/// room for the request line and for reading bodies in pieces (128 KiB at
-/// the default 16 KiB headers). The sum bounds what a connection holds while
-/// its headers arrive. Measured (docs/reliability.md): a 1 MiB buffer read
-/// 4 MiB PUTs no cheaper, and under a flood of 1 MiB headers it left about
-/// 500 MiB in the allocator's per-thread caches; this one leaves 36 MiB.
-const HYPER_BUF_ROOM: usize = 112 * 1024;
+/// room for the request line and the last read. The sum bounds what a
+/// connection holds while its headers arrive, and is the largest piece a
+/// body is read in (32 KiB at the default 16 KiB headers). Measured
+/// (docs/reliability.md), a flood of 1 MiB headers from 64 clients at a time
+/// left this much in the allocator's per-thread caches of 512 workers: 1 MiB
+/// buffers about 500 MiB, 64 KiB ones 160 MiB, 32 KiB ones 20-30 MiB; 4 MiB
+/// PUTs cost about 3% more CPU in 32 KiB pieces than in 1 MiB ones.
+const HYPER_BUF_ROOM: usize = 16 * 1024;
 
 /// hyper's read buffer limit for a `max_header_size`.
 pub fn read_buffer_limit(max_header_size: usize) -> usize {

@@ -1,0 +1,341 @@
+"""Faults injected on purpose (rsgw only): the gateway SIGKILLed in the middle
+of single-part and multipart PUTs on both backends, and the throwaway
+cluster's OSD and mon stopped and restarted under a mixed load. Nothing
+acknowledged is lost, nothing partial becomes visible, no request hangs, and
+the gateway recovers without a restart."""
+import concurrent.futures
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import threading
+import time
+import uuid
+
+import boto3
+import botocore.config
+import botocore.exceptions
+import pytest
+
+from test_admin import admin, own_gateway_config, start_put, stripes_of, wait_for_port
+
+MiB = 1024 * 1024
+CEPH_MICRO = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "ceph-micro")
+
+
+def client(port, read_timeout=60):
+    return boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                        aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
+                        config=botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"},
+                                                      retries={"total_max_attempts": 1, "mode": "standard"},
+                                                      connect_timeout=5, read_timeout=read_timeout,
+                                                      max_pool_connections=16))
+
+
+class Gateway:
+    """An rsgw of the test's own on the target's store, restartable."""
+
+    def __init__(self, t, tmp_path, extra="", sections=""):
+        self.cfg, self.port = own_gateway_config(t, tmp_path, "faults", extra, sections)
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(self.cfg)],
+                                     stderr=subprocess.DEVNULL)
+        wait_for_port(self.port)
+        return self
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=40)
+
+
+@pytest.fixture
+def gateway(t, rsgw_only, tmp_path):
+    gws = []
+
+    def make(extra="", sections=""):
+        gws.append(Gateway(t, tmp_path, extra, sections))
+        return gws[-1]
+
+    yield make
+    for g in gws:
+        g.stop()
+
+
+def body_of(seed, size):
+    block = random.Random(repr(seed)).randbytes(min(size, 64 * 1024)) or b""
+    return (block * (size // max(1, len(block)) + 1))[:size]
+
+
+def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
+    """Writers overwrite 24 keys (1 KiB to 9 MiB, across stripes) when the
+    gateway is SIGKILLed: after a restart every key holds exactly its old or
+    its new version; the collector then removes what the killed writes left,
+    and every key still reads the same. (Each store call takes 50 ms more, so
+    that the kill lands in the middle of writes.)"""
+    gw = gateway(sections="[store]\ninject_latency_ms = 50").start()
+    c = client(gw.port)
+    bucket = f"k9-{uuid.uuid4().hex[:12]}"
+    c.create_bucket(Bucket=bucket)
+    sizes = [1024, 300 * 1024, 3 * MiB, 5 * MiB, 9 * MiB, 4 * MiB] * 4
+    old = {f"k{i}": body_of(("old", i), s) for i, s in enumerate(sizes)}
+    new = {f"k{i}": body_of(("new", i), s + 7) for i, s in enumerate(sizes)}
+    for k, v in old.items():
+        c.put_object(Bucket=bucket, Key=k, Body=v)
+    bucket_id = admin(str(gw.cfg), "bucket", "stats", "--bucket", bucket)["id"]
+    settled = set(stripes_of(str(gw.cfg), bucket_id))
+
+    def overwrite(k):
+        try:
+            client(gw.port).put_object(Bucket=bucket, Key=k, Body=new[k])
+        except Exception:  # noqa: BLE001: the gateway dies under it
+            pass
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(overwrite, k) for k in old]
+        # kill once new stripes are being written: some writes are mid-object
+        deadline = time.time() + 30
+        while len(set(stripes_of(str(gw.cfg), bucket_id)) - settled) < 3 and time.time() < deadline:
+            time.sleep(0.1)
+        gw.kill()
+        concurrent.futures.wait(futures, timeout=60)
+    in_flight = set(stripes_of(str(gw.cfg), bucket_id)) - settled
+    gw.start()
+    c = client(gw.port)
+
+    def versions():
+        got = {}
+        for k in old:
+            body = c.get_object(Bucket=bucket, Key=k)["Body"].read()
+            assert body in (old[k], new[k]), f"{k}: {len(body)} bytes, neither version"
+            got[k] = "new" if body == new[k] else "old"
+        return got
+
+    before = versions()
+    print("after SIGKILL:", sorted(before.items()), f"{len(in_flight)} new stripes")
+    report = admin(str(gw.cfg), "gc", "run", "--include-all")
+    print("gc:", report)
+    assert versions() == before, "garbage collection changed a live object"
+    assert report["collected"] >= 1, (report, "no killed write left anything to collect")
+    # what remains is exactly the live objects' stripes (the first 4 MiB of
+    # an object live in its head, the rest in 4 MiB stripes)
+    live = sum(-(-max(0, len(old[k] if v == "old" else new[k]) - 4 * MiB) // (4 * MiB)) for k, v in before.items())
+    assert len(stripes_of(str(gw.cfg), bucket_id)) == live, (report, live)
+    again = admin(str(gw.cfg), "gc", "run", "--include-all")
+    assert again["stripes_deleted"] == 0 and again["entries"] == 0, again
+    # the listing holds every key once, with its old or new size. It may
+    # still show the old size of an object whose head committed just before
+    # the kill but whose index entry did not (docs/reliability.md: not
+    # repaired until the key is written again)
+    listed = {o["Key"]: o["Size"] for o in c.list_objects_v2(Bucket=bucket)["Contents"]}
+    assert set(listed) == set(old)
+    assert all(listed[k] in (len(old[k]), len(new[k])) for k in old), listed
+    stale = sorted(k for k in old if listed[k] != len(old[k] if before[k] == "old" else new[k]))
+    print("index entries behind their head:", stale)
+    for k in old:
+        c.delete_object(Bucket=bucket, Key=k)
+    c.delete_bucket(Bucket=bucket)
+
+
+def test_kill_9_mid_multipart_part(t, gateway):
+    """SIGKILL while a part streams in: after a restart the upload lists only
+    its finished part, the object keeps its old version, the collector takes
+    the killed part's stripes, and the upload completes once the part is sent
+    again."""
+    gw = gateway().start()
+    c = client(gw.port)
+    bucket = f"mp9-{uuid.uuid4().hex[:12]}"
+    c.create_bucket(Bucket=bucket)
+    c.put_object(Bucket=bucket, Key="obj", Body=b"old version")
+    bucket_id = admin(str(gw.cfg), "bucket", "stats", "--bucket", bucket)["id"]
+    up = c.create_multipart_upload(Bucket=bucket, Key="obj")["UploadId"]
+    part1 = body_of("p1", 5 * MiB)
+    e1 = c.upload_part(Bucket=bucket, Key="obj", UploadId=up, PartNumber=1, Body=part1)["ETag"]
+    stripes_before = set(stripes_of(str(gw.cfg), bucket_id))
+
+    class Own:
+        endpoint = f"http://127.0.0.1:{gw.port}"
+
+    s = start_put(Own, bucket, f"obj?partNumber=2&uploadId={up}", 20 * MiB, 13 * MiB)
+    deadline = time.time() + 20
+    while len(set(stripes_of(str(gw.cfg), bucket_id)) - stripes_before) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    assert len(set(stripes_of(str(gw.cfg), bucket_id)) - stripes_before) >= 2, "part 2 never reached its stripes"
+    gw.kill()
+    s.close()
+    gw.start()
+    c = client(gw.port)
+    parts = c.list_parts(Bucket=bucket, Key="obj", UploadId=up).get("Parts", [])
+    assert [(p["PartNumber"], p["Size"]) for p in parts] == [(1, 5 * MiB)]
+    assert c.get_object(Bucket=bucket, Key="obj")["Body"].read() == b"old version"
+    report = admin(str(gw.cfg), "gc", "run", "--include-all")
+    assert report["stripes_deleted"] >= 2, report
+    assert set(stripes_of(str(gw.cfg), bucket_id)) == stripes_before, "the killed part's stripes remain"
+    part2 = body_of("p2", 2 * MiB)
+    e2 = c.upload_part(Bucket=bucket, Key="obj", UploadId=up, PartNumber=2, Body=part2)["ETag"]
+    c.complete_multipart_upload(Bucket=bucket, Key="obj", UploadId=up, MultipartUpload={
+        "Parts": [{"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+    assert c.get_object(Bucket=bucket, Key="obj")["Body"].read() == part1 + part2
+    c.delete_object(Bucket=bucket, Key="obj")
+    c.delete_bucket(Bucket=bucket)
+
+
+class Load:
+    """A mixed load (PUT then GET of 64 KiB objects) from `workers` threads,
+    recording every request's outcome and time."""
+
+    def __init__(self, port, bucket, workers=6, read_timeout=60):
+        self.port, self.bucket = port, bucket
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.results = []  # (start, seconds, op, outcome)
+        self.written = {}  # key -> md5 of acknowledged writes
+        self.attempted = {}  # key -> md5 of every write tried
+        self.threads = [threading.Thread(target=self.run, args=(i, read_timeout), daemon=True)
+                        for i in range(workers)]
+
+    def __enter__(self):
+        for th in self.threads:
+            th.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for th in self.threads:
+            th.join(120)
+
+    def run(self, wid, read_timeout):
+        c = client(self.port, read_timeout)
+        n = 0
+        while not self.stop.is_set():
+            n += 1
+            key = f"w{wid}/{n}"
+            data = os.urandom(64 * 1024)
+            md5 = hashlib.md5(data).hexdigest()
+            with self.lock:
+                self.attempted[key] = md5
+            for op in ("put", "get"):
+                t0 = time.monotonic()
+                try:
+                    if op == "put":
+                        c.put_object(Bucket=self.bucket, Key=key, Body=data)
+                        with self.lock:
+                            self.written[key] = md5
+                    else:
+                        got = c.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+                        assert hashlib.md5(got).hexdigest() == md5
+                    outcome = "ok"
+                except botocore.exceptions.ClientError as e:
+                    outcome = str(e.response["ResponseMetadata"]["HTTPStatusCode"])
+                except Exception as e:  # noqa: BLE001: a hang or reset is what the test looks for
+                    outcome = type(e).__name__
+                with self.lock:
+                    self.results.append((t0, time.monotonic() - t0, op, outcome))
+                if outcome != "ok":
+                    break
+
+    def since(self, t):
+        with self.lock:
+            return [r for r in self.results if r[0] >= t]
+
+
+def ceph_micro(*args):
+    r = subprocess.run([CEPH_MICRO, *args], capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+
+def wait_ok(load, what, limit):
+    """Seconds until the load's requests succeed again (five in a row)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        recent = load.since(time.monotonic() - 2)
+        if len(recent) >= 5 and all(r[3] == "ok" for r in recent[-5:]):
+            return time.monotonic() - t0
+        time.sleep(0.5)
+    raise AssertionError(f"no recovery within {limit} s after {what}: {load.since(t0)[-5:]}")
+
+
+def check_acknowledged(port, bucket, load):
+    """Every acknowledged write reads back; every other one is absent or whole."""
+    c = client(port)
+    for key, md5 in load.attempted.items():
+        try:
+            got = hashlib.md5(c.get_object(Bucket=bucket, Key=key)["Body"].read()).hexdigest()
+        except botocore.exceptions.ClientError as e:
+            assert key not in load.written, f"acknowledged {key} lost: {e}"
+            continue
+        assert got == md5, f"{key}: partial or wrong content"
+
+
+@pytest.fixture
+def rados_gateway(t, gateway):
+    if t.name != "rsgw-rados":
+        pytest.skip("cluster faults: the rados backend's")
+    # store operations give up after 5 s, so that requests fail fast and cleanly
+    return gateway(sections="[store]\nop_timeout_ms = 5000").start()
+
+
+def test_osd_stop_and_restart_under_load(t, rados_gateway):
+    gw = rados_gateway
+    bucket = f"osd-{uuid.uuid4().hex[:12]}"
+    client(gw.port).create_bucket(Bucket=bucket)
+    with Load(gw.port, bucket) as load:
+        time.sleep(3)
+        t_stop = time.monotonic()
+        ceph_micro("stop", "osd")
+        time.sleep(12)
+        t_restart = time.monotonic()
+        ceph_micro("restart", "osd")
+        recovered = wait_ok(load, "the OSD restart", 90)
+        time.sleep(2)
+    before = [r for r in load.results if r[0] < t_stop]
+    outage = [r for r in load.results if t_stop + 1 <= r[0] < t_restart]
+    print(f"before: {len(before)} requests, outage: {collections_of(outage)}, "
+          f"recovered {recovered:.1f} s after the OSD restarted")
+    assert before and all(r[3] == "ok" for r in before)
+    failed = [r for r in load.results if r[3] != "ok"]
+    assert failed, "stopping the OSD failed no request?"
+    # clean S3 errors within the store timeout (5 s) plus slack; no hang, no reset
+    assert all(r[3] in ("500", "503") for r in failed), collections_of(failed)
+    slow = [(round(r[0] - t_stop, 1), round(r[1], 1), r[2], r[3]) for r in failed if r[1] > 6]
+    assert not slow, slow
+    check_acknowledged(gw.port, bucket, load)
+
+
+def test_mon_restart_under_load(t, rados_gateway):
+    gw = rados_gateway
+    bucket = f"mon-{uuid.uuid4().hex[:12]}"
+    client(gw.port).create_bucket(Bucket=bucket)
+    with Load(gw.port, bucket) as load:
+        time.sleep(2)
+        t_stop = time.monotonic()
+        ceph_micro("stop", "mon")
+        time.sleep(8)
+        ceph_micro("restart", "mon")
+        wait_ok(load, "the mon restart", 60)
+        time.sleep(2)
+    during = [r for r in load.results if r[0] >= t_stop]
+    print(f"with the mon down and back: {collections_of(during)}")
+    assert during
+    # data goes to the OSD directly: the mon being away may fail a request
+    # cleanly, never hang it
+    assert all(r[3] in ("ok", "500", "503") for r in during), collections_of(during)
+    assert max(r[1] for r in during) < 5 + 4
+    check_acknowledged(gw.port, bucket, load)
+
+
+def collections_of(results):
+    """Outcome counts and the slowest request, for messages."""
+    counts = {}
+    for r in results:
+        counts[f"{r[2]} {r[3]}"] = counts.get(f"{r[2]} {r[3]}", 0) + 1
+    slowest = max((r[1] for r in results), default=0)
+    return f"{counts} slowest {slowest:.1f} s"

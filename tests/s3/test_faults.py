@@ -283,22 +283,30 @@ def rados_gateway(t, gateway):
     return gateway(sections="[store]\nop_timeout_ms = 5000").start()
 
 
-def test_osd_stop_and_restart_under_load(t, rados_gateway):
-    gw = rados_gateway
-    bucket = f"osd-{uuid.uuid4().hex[:12]}"
+def outage(gw, daemon, down_s, recovery_limit):
+    """Runs the load on a bucket of its own, stops `daemon` (osd or mon) for
+    `down_s` and restarts it: (the load, when it stopped, when it came back,
+    seconds until the load succeeded again)."""
+    bucket = f"{daemon}-{uuid.uuid4().hex[:12]}"
     client(gw.port).create_bucket(Bucket=bucket)
     with Load(gw.port, bucket) as load:
         time.sleep(3)
         t_stop = time.monotonic()
-        ceph_micro("stop", "osd")
-        time.sleep(12)
+        ceph_micro("stop", daemon)
+        time.sleep(down_s)
         t_restart = time.monotonic()
-        ceph_micro("restart", "osd")
-        recovered = wait_ok(load, "the OSD restart", 90)
+        ceph_micro("restart", daemon)
+        recovered = wait_ok(load, f"the {daemon} restart", recovery_limit)
         time.sleep(2)
+    check_acknowledged(gw.port, bucket, load)
+    return load, t_stop, t_restart, recovered
+
+
+def test_osd_stop_and_restart_under_load(t, rados_gateway):
+    load, t_stop, t_restart, recovered = outage(rados_gateway, "osd", 12, 90)
     before = [r for r in load.results if r[0] < t_stop]
-    outage = [r for r in load.results if t_stop + 1 <= r[0] < t_restart]
-    print(f"before: {len(before)} requests, outage: {collections_of(outage)}, "
+    outage_results = [r for r in load.results if t_stop + 1 <= r[0] < t_restart]
+    print(f"before: {len(before)} requests, outage: {collections_of(outage_results)}, "
           f"recovered {recovered:.1f} s after the OSD restarted")
     assert before and all(r[3] == "ok" for r in before)
     failed = [r for r in load.results if r[3] != "ok"]
@@ -307,21 +315,10 @@ def test_osd_stop_and_restart_under_load(t, rados_gateway):
     assert all(r[3] in ("500", "503") for r in failed), collections_of(failed)
     slow = [(round(r[0] - t_stop, 1), round(r[1], 1), r[2], r[3]) for r in failed if r[1] > 6]
     assert not slow, slow
-    check_acknowledged(gw.port, bucket, load)
 
 
 def test_mon_restart_under_load(t, rados_gateway):
-    gw = rados_gateway
-    bucket = f"mon-{uuid.uuid4().hex[:12]}"
-    client(gw.port).create_bucket(Bucket=bucket)
-    with Load(gw.port, bucket) as load:
-        time.sleep(2)
-        t_stop = time.monotonic()
-        ceph_micro("stop", "mon")
-        time.sleep(8)
-        ceph_micro("restart", "mon")
-        wait_ok(load, "the mon restart", 60)
-        time.sleep(2)
+    load, t_stop, _, _ = outage(rados_gateway, "mon", 8, 60)
     during = [r for r in load.results if r[0] >= t_stop]
     print(f"with the mon down and back: {collections_of(during)}")
     assert during
@@ -329,7 +326,6 @@ def test_mon_restart_under_load(t, rados_gateway):
     # cleanly, never hang it
     assert all(r[3] in ("ok", "500", "503") for r in during), collections_of(during)
     assert max(r[1] for r in during) < 5 + 4
-    check_acknowledged(gw.port, bucket, load)
 
 
 def collections_of(results):

@@ -80,6 +80,15 @@ fn scope_day(credential: &[u8]) -> Option<&[u8]> {
     parts.next()
 }
 
+/// What follows `Credential=` in an Authorization header read as s3s reads
+/// SigV4 ones: the algorithm word, blanks, then `Credential=`.
+fn sigv4_credential(auth: &[u8]) -> Option<&[u8]> {
+    let word = auth.iter().position(u8::is_ascii_whitespace)?;
+    let rest = &auth[word..];
+    let blanks = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    rest[blanks..].strip_prefix(b"Credential=")
+}
+
 /// Checks the dates a SigV4 request carries: the `x-amz-date` header and
 /// the Authorization header's credential day, or a presigned URL's
 /// `X-Amz-Date` and `X-Amz-Credential` day. Requests without SigV4 pass.
@@ -91,13 +100,9 @@ pub(crate) fn check_sigv4_shape(
         .get(http::header::AUTHORIZATION)
         .map(http::HeaderValue::as_bytes);
     // s3s reads any Authorization that is not SigV2 as SigV4, whatever its
-    // algorithm name: one with a credential is SigV4 here too
-    let at = auth.and_then(|a| a.windows(11).position(|w| w == b"Credential="));
-    if let (Some(auth), Some(at)) = (auth, at) {
-        let credential = auth[at + 11..]
-            .split(|b| *b == b',')
-            .next()
-            .unwrap_or_default();
+    // algorithm name: a word, blanks, then `Credential=`; the key runs up to
+    // the first '/', commas included, and the day is the next field
+    if let Some(credential) = auth.and_then(sigv4_credential) {
         if scope_day(credential).is_some_and(|d| !is_day(d)) {
             return Err(SkewError::MalformedScope { query: false });
         }
@@ -233,6 +238,13 @@ mod tests {
         );
         let bad_date = headers(&[("authorization", &good), ("x-amz-date", "2026113.T120000Z")]);
         assert_eq!(check_sigv4_shape(&bad_date, None), Err(SkewError::NoDate));
+        // its third: the key runs up to the first '/', past a comma
+        let comma = "AWAC-SHA256 Credential=FaZZAus-east-turee1,0/+-east-1/e=0000";
+        let bad = headers(&[("authorization", comma)]);
+        assert_eq!(
+            check_sigv4_shape(&bad, None),
+            Err(SkewError::MalformedScope { query: false })
+        );
         // its second find: another algorithm name, a space in the day
         let odd = "AWS4M-AHC-SHA256 Credential=AKID/2 261130/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
         let bad = headers(&[("authorization", odd)]);

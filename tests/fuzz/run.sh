@@ -8,6 +8,9 @@
 # one input) or out-of-memory; the input lands in tests/fuzz/artifacts/TARGET.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     (default 30 s, every target)
 #   FUZZ_OUT=DIR also writes DIR/fuzz-stats.csv and DIR/fuzz-stats.md.
+#   FUZZ_SEED=N seeds libFuzzer (default 1, so that the test command's short
+#   runs explore the same inputs on every machine and a red run means the
+#   code changed, not the dice; FUZZ_SEED=0 draws a new seed each run).
 # The test command runs it with 30 s per target; docs/reliability.md has the
 # long runs' figures.
 set -euo pipefail
@@ -36,7 +39,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus/$t" "seeds/$t"
   echo "== $t: fuzzing for $secs s"
   if ! cargo fuzz run "${flags[@]}" "$t" "$corpus/$t" "seeds/$t" -- \
-    -max_total_time="$secs" -timeout=20 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 >"$log" 2>&1; then
+    -max_total_time="$secs" -seed="${FUZZ_SEED:-1}" -timeout=20 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 >"$log" 2>&1; then
     grep -E 'panicked|ERROR|SUMMARY|Test unit' -A6 "$log" | head -60
     echo "fuzz target $t failed: the input is in tests/fuzz/artifacts/$t"
     exit 1

@@ -2,7 +2,7 @@
 //! If-Modified-Since, If-Unmodified-Since) on GET and HEAD of an object of
 //! known bytes: a 206 carries exactly the bytes its Content-Range names, a
 //! 200 the whole object, a 304/412 nothing, and a single satisfiable
-//! `bytes=a-b` alone always gives those bytes.
+//! `bytes=a-b` alone on a GET always gives those bytes.
 //!
 //! Input: `<flags byte><range>\n<if-match>\n<if-none-match>\n<if-modified-since>\n<if-unmodified-since>`;
 //! the word ETAG in a value stands for the object's ETag.
@@ -101,7 +101,9 @@ fuzz_target!(|data: &[u8]| {
         ),
         _ => {}
     }
+    // (on GET: a HEAD with a Range may answer 200, as radosgw's does)
     if let [("range", v)] = &headers[..]
+        && !head
         && let Some((a, b)) = simple_range(v, obj.len())
     {
         assert_eq!(r.status, 206, "Range {v} answered {}", r.status);

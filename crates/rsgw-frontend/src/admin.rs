@@ -14,7 +14,8 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 
-use crate::metrics::Metrics;
+use crate::admission::Waiting;
+use crate::metrics::{Metrics, Observed};
 
 /// Reads the pool's total busy time in seconds.
 pub type BusySeconds = Arc<dyn Fn() -> f64 + Send + Sync>;
@@ -29,6 +30,8 @@ pub struct AdminState {
     pub threads: usize,
     /// The pool's busy time.
     pub busy_seconds: BusySeconds,
+    /// The admission queue's length.
+    pub admission_waiting: Arc<Waiting>,
     /// Set once the instance drains: `/health` answers 503 so load
     /// balancers stop sending new requests.
     pub draining: AtomicBool,
@@ -110,9 +113,12 @@ fn respond(state: &AdminState, req: &Request<Incoming>) -> Response<Full<Bytes>>
     match req.uri().path() {
         "/metrics" => text(
             StatusCode::OK,
-            state
-                .metrics
-                .render(state.mode, state.threads, (state.busy_seconds)()),
+            state.metrics.render(&Observed {
+                mode: state.mode,
+                threads: state.threads,
+                pool_busy_seconds: (state.busy_seconds)(),
+                admission_waiting: state.admission_waiting.get(),
+            }),
             "text/plain; version=0.0.4",
         ),
         "/health" if state.draining.load(Ordering::Relaxed) => text(

@@ -80,6 +80,20 @@ impl Histogram {
     }
 }
 
+/// Values `/metrics` shows that other layers own: metrics read them when
+/// rendering, never keep them.
+#[derive(Debug, Clone, Copy)]
+pub struct Observed<'a> {
+    /// `pool.mode`, as a label.
+    pub mode: &'a str,
+    /// Handler threads.
+    pub threads: usize,
+    /// The pool's total busy time.
+    pub pool_busy_seconds: f64,
+    /// Requests waiting in the admission queue now.
+    pub admission_waiting: usize,
+}
+
 /// Everything the admin listener's `/metrics` shows.
 pub struct Metrics {
     operations: &'static [&'static str],
@@ -87,8 +101,6 @@ pub struct Metrics {
     latency: Box<[Histogram]>,
     /// Requests admitted and not yet answered in full.
     pub outstanding: Gauge,
-    /// Requests waiting for admission (`admission = "queue"`).
-    pub admission_queued: Gauge,
     /// Requests answered `503 SlowDown` by admission.
     pub admission_rejected: Counter,
     /// blocking mode: admitted requests waiting for a free handler thread.
@@ -117,7 +129,6 @@ impl Metrics {
                 .collect(),
             latency: (0..operations.len()).map(|_| Histogram::new()).collect(),
             outstanding: Gauge::default(),
-            admission_queued: Gauge::default(),
             admission_rejected: Counter::default(),
             pool_queued: Gauge::default(),
             pool_busy_threads: Gauge::default(),
@@ -150,9 +161,15 @@ impl Metrics {
         self.requests[op * STATUS_SPAN + s].load(Ordering::Relaxed)
     }
 
-    /// Renders every metric in Prometheus' text exposition format.
-    /// `pool_busy_seconds` is the pool's total busy time, `threads` its size.
-    pub fn render(&self, mode: &str, threads: usize, pool_busy_seconds: f64) -> String {
+    /// Renders every metric in Prometheus' text exposition format, with
+    /// what the other layers own and report in `seen`.
+    pub fn render(&self, seen: &Observed<'_>) -> String {
+        let Observed {
+            mode,
+            threads,
+            pool_busy_seconds,
+            admission_waiting,
+        } = *seen;
         let mut out = String::with_capacity(4096);
         let _ = writeln!(
             out,
@@ -219,7 +236,7 @@ impl Metrics {
             "rsgw_admission_queued_requests",
             "gauge",
             "Requests waiting for admission (admission = \"queue\").",
-            self.admission_queued.get().to_string(),
+            admission_waiting.to_string(),
         );
         one(
             "rsgw_admission_rejected_total",
@@ -290,7 +307,12 @@ mod tests {
         m.record(0, 200, Duration::from_millis(3));
         m.record(1, 503, Duration::from_secs(20));
         m.admission_rejected.inc();
-        let text = m.render("async", 4, 1.5);
+        let text = m.render(&Observed {
+            mode: "async",
+            threads: 4,
+            pool_busy_seconds: 1.5,
+            admission_waiting: 3,
+        });
         assert!(
             text.contains("rsgw_requests_total{op=\"GetObject\",status=\"200\"} 2"),
             "{text}"
@@ -306,6 +328,7 @@ mod tests {
         assert!(text.contains("rsgw_request_duration_seconds_count{op=\"Other\"} 1"));
         assert!(text.contains("rsgw_admission_rejected_total 1"));
         assert!(text.contains("rsgw_pool_threads 4"));
+        assert!(text.contains("rsgw_admission_queued_requests 3"));
         assert_eq!(m.requests(0, 200), 2);
     }
 }

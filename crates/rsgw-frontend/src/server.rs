@@ -152,7 +152,8 @@ where
             timeout: Duration::from_millis(cfg.pool.queue_timeout_ms),
         },
     };
-    let admission = Admission::new(cfg.pool.max_concurrent_requests, policy, metrics.clone());
+    let admission = Admission::new(cfg.pool.max_concurrent_requests, policy);
+    let admission_waiting = admission.waiting();
     let body_timeout =
         (fe.request_timeout_ms > 0).then(|| Duration::from_millis(fe.request_timeout_ms));
     let service = FrontendService::new(handler, body_timeout, admission, pool, metrics.clone());
@@ -165,6 +166,7 @@ where
         },
         threads: plan.handlers,
         busy_seconds: busy,
+        admission_waiting,
         draining: Default::default(),
     });
     if !fe.admin_endpoint.is_empty() {

@@ -5,8 +5,10 @@
 //! for a small GET. So a read of more than [`FIRST_READ`] bytes first asks
 //! for that much, with a stat and everything else the op wants; only when
 //! the object holds more does a second op read the exact remainder of the
-//! range, at the same object version (if the object changed in between,
-//! both run again).
+//! range, at the same object version. If the object changed in between,
+//! both run again, [`RETRIES`] times at most; then the whole op runs in one
+//! step, which no writer can starve (RADOS answers a compound read from one
+//! object version), so a busy object is read, never refused.
 
 use bytes::Bytes;
 use rsgw_store::{ReadOp, ReadResult, StoreError, StoreResult};
@@ -14,8 +16,9 @@ use rsgw_store::{ReadOp, ReadResult, StoreError, StoreResult};
 /// Bytes a split read asks for first.
 pub(crate) const FIRST_READ: u64 = 64 * 1024;
 
-/// Times a split read starts over when the object changed between its steps.
-pub(crate) const RETRIES: usize = 16;
+/// Times a split read starts over when the object changed between its
+/// steps, before it falls back to one step.
+pub(crate) const RETRIES: usize = 4;
 
 /// The first step of `op`, or `None` when `op` is read in one step.
 pub(crate) fn first_step(op: &ReadOp) -> Option<ReadOp> {

@@ -9,11 +9,15 @@
 # the same 260-byte file. Prints req/s, p50/p99, failed requests and each
 # server's CPU-seconds per 10,000 requests (utime+stime from /proc/PID/stat),
 # then the ratios the frontend issue targets.
-#   benches/frontend.sh [REQUESTS]       # default 50000 per ab run
+#   benches/frontend.sh [REQUESTS] [OUT]   # default 50000 per ab run
+# Writes OUT/results.csv (one row per server and load), OUT/report.md (the
+# tables printed) and OUT/run.json (command, date, commit, host); OUT
+# defaults to docs/perf/frontend, the data of docs/perf/frontend.md.
 # Uses the dev cluster of scripts/ceph-micro (started if needed) and port 7480.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-50000}
+OUT=${2:-docs/perf/frontend}
 cargo build --release -q --features rados -p rsgw
 RSGW=$PWD/target/release/rsgw
 scripts/ceph-micro start >/dev/null
@@ -33,6 +37,7 @@ ulimit -n "$(ulimit -Hn)"
 hz=$(getconf CLK_TCK)
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
+run_info "$work/run.json" "$0" "$@"
 small_object "$work/obj"
 results=$work/results
 
@@ -100,21 +105,30 @@ measure nginx /bench/small "$master" $(pgrep -P "$master")
 kill -QUIT "$master"
 
 echo
-echo "| server | load | req/s | p50 ms | p99 ms | failed | non-2xx | CPU s / 10k req |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
-while read -r name load rps p50 p99 failed non2xx cpu; do
-  case $load in c1000) l="ab -c 1000 -n $N" ;; k100) l="ab -k -c 100 -n $N" ;; esac
-  echo "| $name | \`$l\` | $rps | $p50 | $p99 | $failed | $non2xx | $cpu |"
-done <"$results"
-echo
-awk '
-  {rps[$1 " " $2] = $3; cpu[$1 " " $2] = $8}
-  END {
-    for (l in a) {}
-    split("c1000 k100", loads, " ")
-    for (i = 1; i <= 2; i++) {
-      l = loads[i]
-      printf "%s: rsgw-rados / radosgw req/s %.1fx (target >= 5x), CPU per request %.3f (target <= 0.1); rsgw-local / nginx req/s %.2fx (target >= 0.7x, no keep-alive)\n",
-        l, rps["rsgw-rados " l] / rps["radosgw " l], cpu["rsgw-rados " l] / cpu["radosgw " l], rps["rsgw-local " l] / rps["nginx " l]
-    }
-  }' "$results"
+{
+  echo "| server | load | req/s | p50 ms | p99 ms | failed | non-2xx | CPU s / 10k req |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|"
+  while read -r name load rps p50 p99 failed non2xx cpu; do
+    case $load in c1000) l="ab -c 1000 -n $N" ;; k100) l="ab -k -c 100 -n $N" ;; esac
+    echo "| $name | \`$l\` | $rps | $p50 | $p99 | $failed | $non2xx | $cpu |"
+  done <"$results"
+  echo
+  awk '
+    {rps[$1 " " $2] = $3; cpu[$1 " " $2] = $8}
+    END {
+      split("c1000 k100", loads, " ")
+      for (i = 1; i <= 2; i++) {
+        l = loads[i]
+        printf "%s: rsgw-rados / radosgw req/s %.1fx (target >= 5x), CPU per request %.3f (target <= 0.1); rsgw-local / nginx req/s %.2fx (target >= 0.7x, no keep-alive)\n",
+          l, rps["rsgw-rados " l] / rps["radosgw " l], cpu["rsgw-rados " l] / cpu["radosgw " l], rps["rsgw-local " l] / rps["nginx " l]
+      }
+    }' "$results"
+} | tee "$work/report.md"
+{
+  echo "server,load,requests,req_per_s,p50_ms,p99_ms,failed,non_2xx,cpu_s_per_10k_req"
+  while read -r name load rps p50 p99 failed non2xx cpu; do
+    case $load in c1000) l="-c 1000" ;; k100) l="-k -c 100" ;; esac
+    echo "$name,$l,$N,$rps,$p50,$p99,$failed,$non2xx,$cpu"
+  done <"$results"
+} >"$work/results.csv"
+publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json"

@@ -68,3 +68,38 @@ NGINX
   wait_http "http://127.0.0.1:$1/bench/small"
   cat "$work/nginx/nginx.pid"
 }
+
+# Where a benchmark's data goes: OUT/run.json (this function: the command,
+# when, the commit, the host and its load average at the start), then the
+# script's results.csv and report.md (the Markdown it printed), copied there
+# by publish when the run has finished, so a failed run leaves OUT as it was.
+run_info() { # FILE COMMAND...
+  python3 - "$@" <<'PY'
+import datetime, json, os, platform, shlex, subprocess, sys
+path, cmd = sys.argv[1], sys.argv[2:]
+def out(*a):
+    try:
+        return subprocess.run(a, capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except Exception:
+        return ""
+model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
+info = {
+    "command": shlex.join(cmd),
+    "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "commit": out("git", "rev-parse", "--short", "HEAD"),
+    "uncommitted_changes": bool(out("git", "status", "--porcelain", "--untracked-files=no")),
+    "host": {"cpus": os.cpu_count(), "cpu_model": model, "machine": platform.machine(),
+             "kernel": platform.release(), "loadavg_1m_at_start": os.getloadavg()[0]},
+    "ceph": out("ceph", "--version"),
+}
+with open(path, "w") as f:
+    json.dump(info, f, indent=1)
+    f.write("\n")
+PY
+}
+
+publish() { # OUT FILE...
+  mkdir -p "$1"
+  cp "${@:2}" "$1/"
+  echo "data written to $1/" >&2
+}

@@ -5,10 +5,14 @@
 # store as fast as it is and with 2 ms added to every store call
 # (store.inject_latency_ms, a cluster round trip). Prints req/s and the
 # gateway's CPU per request. Figures in docs/perf/frontend.md.
-#   benches/pool-modes.sh [SECONDS]      # default 5 per point
+#   benches/pool-modes.sh [SECONDS] [OUT]  # default 5 per point
+# Writes OUT/results.csv (one row per point), OUT/report.md (the table
+# printed) and OUT/run.json (command, date, commit, host); OUT defaults to
+# docs/perf/pool-modes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-5}
+OUT=${2:-docs/perf/pool-modes}
 cargo build --release -q -p rsgw
 RSGW=$PWD/target/release/rsgw
 work=$(mktemp -d)
@@ -18,11 +22,13 @@ trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
+run_info "$work/run.json" "$0" "$@"
 small_object "$work/obj"
 hz=$(getconf CLK_TCK)
 port=$(free_port)
-echo "| mode | thread_pool_size | store latency | req/s | p99 ms | CPU µs / req |"
-echo "|---|---:|---:|---:|---:|---:|"
+printf '%s\n' "| mode | thread_pool_size | store latency | req/s | p99 ms | CPU µs / req |" \
+  "|---|---:|---:|---:|---:|---:|" | tee "$work/report.md"
+echo "mode,thread_pool_size,store_latency_ms,seconds,requests,req_per_s,p50_ms,p99_ms,failed,non_2xx,cpu_us_per_req" >"$work/results.csv"
 for latency in 0 2; do
   for mode in async blocking; do
     for threads in 8 64 512; do
@@ -46,12 +52,20 @@ ticks, hz = int(sys.argv[2]), int(sys.argv[3])
 n = max(r["complete_requests"], 1)
 p99 = dict((p, v) for p, v in r["percentiles"])[99]
 rps = r["requests_per_second"]
-print(f"| {sys.argv[4]} | {sys.argv[5]} | {sys.argv[6]} ms | {rps:.0f} | {p99:.0f} | {ticks / hz / n * 1e6:.0f} |")
+p50 = dict((p, v) for p, v in r["percentiles"])[50]
+us = ticks / hz / n * 1e6
+print(f"| {sys.argv[4]} | {sys.argv[5]} | {sys.argv[6]} ms | {rps:.0f} | {p99:.0f} | {us:.0f} |")
+secs = r["time_taken_s"]
+row = [*sys.argv[4:7], f"{secs:.3f}", r["complete_requests"], f"{rps:.1f}", p50, p99,
+       r["failed_requests"], r["non_2xx_responses"], f"{us:.1f}"]
+with open(sys.argv[7], "a") as f:
+    print(",".join(map(str, row)), file=f)
 assert r["failed_requests"] == 0, r
-' "$out" $((c1 - c0)) "$hz" "$mode" "$threads" "$latency"
+' "$out" $((c1 - c0)) "$hz" "$mode" "$threads" "$latency" "$work/results.csv" | tee -a "$work/report.md"
       kill -TERM "$pid"
       wait "$pid" || true
       pid=""
     done
   done
 done
+publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json"

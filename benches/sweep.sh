@@ -9,9 +9,12 @@
 # Uses the dev cluster of scripts/ceph-micro (started if needed; RSGW_CEPH_DIR
 # picks another); radosgw and rsgw share its user "micro" (the same keys on
 # both). RSGW=path/to/rsgw uses that binary instead of building a release one.
+# OUT gets the sweep's results.csv, results.json, report.md and charts/, and
+# run.json (command, date, commit, host).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 1 ]] || { sed -n '2,10p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,13p' "$0"; exit 2; }
+cmd=("$0" "$@")
 OUT=$1
 shift
 if [[ -z ${RSGW:-} ]]; then
@@ -26,6 +29,9 @@ scripts/ceph-micro stop rgw >/dev/null
 AK=MICROACCESSKEY000001
 SK=microsecretkey00000000000000000000000001
 mkdir -p "$OUT"
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+run_info "$OUT/run.json" "${cmd[@]}"
 cfg=$OUT/rsgw.toml
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.rsgw"\npool_prefix = "rsgwsweep"\n' \
   "$CEPH_CONF" >"$cfg"

@@ -30,6 +30,9 @@ pub enum GatewayError {
     /// The object key is not acceptable.
     #[error("invalid object key: {0}")]
     InvalidKey(String),
+    /// The object key is longer than S3's 1024 bytes.
+    #[error("your key is too long (at most 1024 bytes)")]
+    KeyTooLong,
     /// The caller may not do this.
     #[error("access denied")]
     AccessDenied,

@@ -225,7 +225,7 @@ pub(crate) fn validate_key(key: &str) -> GatewayResult<()> {
         return Err(GatewayError::InvalidKey("empty key".into()));
     }
     if key.len() > 1024 {
-        return Err(GatewayError::InvalidKey("longer than 1024 bytes".into()));
+        return Err(GatewayError::KeyTooLong);
     }
     if key.contains('\0') {
         return Err(GatewayError::InvalidKey("contains NUL".into()));

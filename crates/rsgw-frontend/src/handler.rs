@@ -1,20 +1,63 @@
 //! What the frontend serves: a [`Handler`] turns a request into a response.
-//! The S3 service is the one rsgw runs; tests plug in small ones.
+//! The frontend knows no S3: the S3 layer implements this trait (and
+//! renders the frontend's own [`Rejection`]s in its protocol); tests plug
+//! in small handlers.
 
 use std::future::Future;
 
 use bytes::Bytes;
-use http::{Request, Response, StatusCode};
+use http::{Request, Response};
 
 use crate::body_timeout::RequestBody;
 
 /// Errors a response body may fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Why the frontend answers a request itself instead of (or after) the
+/// handler. The handler turns each into an error of its protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    /// Admission refused the request (`max_concurrent_requests` reached,
+    /// or the queue full or timed out): the client should slow down.
+    #[error("too many requests")]
+    Overloaded,
+    /// The instance is draining and takes no new requests.
+    #[error("shutting down")]
+    ShuttingDown,
+    /// The handler failed without a response (a panic in a handler thread).
+    #[error("handler failed")]
+    HandlerFailed,
+    /// The client stopped sending the request body for longer than
+    /// `request_timeout_ms`.
+    #[error("request body timed out")]
+    BodyTimedOut,
+    /// The client's request body broke off before its declared end.
+    #[error("request body incomplete")]
+    BodyIncomplete,
+}
+
+/// The closed set of operations a handler tells apart, for metrics and
+/// logs. Requests that the frontend or the handler refuses before knowing
+/// their operation count as the handler's [`Operation::unrouted`].
+pub trait Operation: Copy + Send + Sync + Unpin + 'static {
+    /// Every operation, each once; metrics keep a row per entry in this
+    /// order, and [`Operation::index`] is a position in it.
+    fn all() -> &'static [Self];
+    /// This operation's position in [`Operation::all`].
+    fn index(self) -> usize;
+    /// Its name, as a metrics label.
+    fn name(self) -> &'static str;
+    /// What a request is counted as when its operation is not known.
+    fn unrouted() -> Self;
+}
+
 /// A request handler the frontend can run in either pool mode.
 pub trait Handler: Clone + Send + Sync + 'static {
     /// The response body.
     type Body: http_body::Body<Data = Bytes, Error: Into<BoxError>> + Send + Unpin + 'static;
+
+    /// The operations it tells apart.
+    type Operation: Operation;
 
     /// Handles one request. In blocking mode this runs on a handler thread
     /// that does nothing else until the response body has been produced.
@@ -22,34 +65,10 @@ pub trait Handler: Clone + Send + Sync + 'static {
     /// when the client stalls (see [`RequestBody`]).
     fn call(&self, req: Request<RequestBody>) -> impl Future<Output = Response<Self::Body>> + Send;
 
-    /// An error response of the handler's own protocol (an S3 XML error).
-    fn error(&self, status: StatusCode, code: &str, message: &str) -> Response<Self::Body>;
+    /// The response, in the handler's protocol, to a request the frontend
+    /// refuses or cuts short.
+    fn reject(&self, why: Rejection) -> Response<Self::Body>;
 
-    /// Names of the operations the handler tells apart, for metrics.
-    fn operations() -> &'static [&'static str];
-
-    /// Which of [`Handler::operations`] a response answered, from its
-    /// extensions.
-    fn operation(ext: &http::Extensions) -> usize;
-}
-
-impl Handler for rsgw_s3::S3HttpService {
-    type Body = s3s::Body;
-
-    fn call(&self, req: Request<RequestBody>) -> impl Future<Output = Response<Self::Body>> + Send {
-        rsgw_s3::RequestIdService::call(self, req.map(s3s::Body::http_body_unsync))
-    }
-
-    fn error(&self, status: StatusCode, code: &str, message: &str) -> Response<Self::Body> {
-        rsgw_s3::RequestIdService::error(self, status, code, message)
-    }
-
-    fn operations() -> &'static [&'static str] {
-        rsgw_s3::OPERATIONS
-    }
-
-    fn operation(ext: &http::Extensions) -> usize {
-        ext.get::<rsgw_s3::Operation>()
-            .map_or(rsgw_s3::OPERATIONS.len() - 1, |o| o.0)
-    }
+    /// Which operation a response answered, from its extensions.
+    fn operation(ext: &http::Extensions) -> Self::Operation;
 }

@@ -5,7 +5,8 @@
 //! body's idle timeout, [`body_timeout`]) →
 //! [`admission`] (`max_concurrent_requests`, `503 SlowDown` or a bounded
 //! queue) → [`pool`] (`pool.mode`: async workers or blocking handler
-//! threads) → the [`Handler`] (the S3 service). [`metrics`] counts along
+//! threads) → the [`Handler`] (the S3 service, which implements it in
+//! `rsgw-s3`: this crate knows no S3). [`metrics`] counts along
 //! the way and [`admin`] serves them, with `/health`, on a port of its own.
 //! [`server::run`] starts an instance: [`cpu`] pinning first, then
 //! [`limits`], the runtime, listeners, and the drain on SIGTERM.
@@ -23,7 +24,7 @@ pub mod server;
 pub mod service;
 
 pub use body_timeout::{BodyFailure, BodyState, RequestBody};
-pub use handler::{BoxError, Handler};
+pub use handler::{BoxError, Handler, Operation, Rejection};
 pub use server::{ThreadPlan, run};
 
 /// Why an instance could not start or run.

@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::handler::Operation;
+
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 16] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -96,7 +98,7 @@ pub struct Observed<'a> {
 
 /// Everything the admin listener's `/metrics` shows.
 pub struct Metrics {
-    operations: &'static [&'static str],
+    operations: Box<[&'static str]>,
     requests: Box<[AtomicU64]>,
     latency: Box<[Histogram]>,
     /// Requests admitted and not yet answered in full.
@@ -120,14 +122,15 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// Metrics for a handler whose operations are named `operations`.
-    pub fn new(operations: &'static [&'static str]) -> Self {
+    /// Metrics for a handler whose operations are `O`.
+    pub fn new<O: Operation>() -> Self {
+        let operations: Box<[&'static str]> = O::all().iter().map(|o| o.name()).collect();
         Metrics {
-            operations,
             requests: (0..operations.len() * STATUS_SPAN)
                 .map(|_| AtomicU64::new(0))
                 .collect(),
             latency: (0..operations.len()).map(|_| Histogram::new()).collect(),
+            operations,
             outstanding: Gauge::default(),
             admission_rejected: Counter::default(),
             pool_queued: Gauge::default(),
@@ -140,25 +143,19 @@ impl Metrics {
         }
     }
 
-    /// Counts a finished request of operation `op` (an index into the
-    /// handler's operation names; out of range counts as the last one).
-    pub fn record(&self, op: usize, status: u16, elapsed: Duration) {
-        let op = op.min(self.operations.len().saturating_sub(1));
+    /// Counts a finished request of operation `op` with its status.
+    pub fn record<O: Operation>(&self, op: O, status: u16, elapsed: Duration) {
+        let op = op.index();
         let s =
             usize::from(status.clamp(STATUS_MIN, STATUS_MIN + STATUS_SPAN as u16 - 1) - STATUS_MIN);
         self.requests[op * STATUS_SPAN + s].fetch_add(1, Ordering::Relaxed);
         self.latency[op].observe(elapsed);
     }
 
-    /// The name of operation `op`.
-    pub fn operation_name(&self, op: usize) -> &'static str {
-        self.operations.get(op).copied().unwrap_or("Other")
-    }
-
     /// Requests counted with this operation and status so far.
-    pub fn requests(&self, op: usize, status: u16) -> u64 {
+    pub fn requests<O: Operation>(&self, op: O, status: u16) -> u64 {
         let s = usize::from(status - STATUS_MIN);
-        self.requests[op * STATUS_SPAN + s].load(Ordering::Relaxed)
+        self.requests[op.index() * STATUS_SPAN + s].load(Ordering::Relaxed)
     }
 
     /// Renders every metric in Prometheus' text exposition format, with
@@ -300,12 +297,36 @@ impl Metrics {
 mod tests {
     use super::*;
 
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Op {
+        Get,
+        Other,
+    }
+
+    impl Operation for Op {
+        fn all() -> &'static [Self] {
+            &[Op::Get, Op::Other]
+        }
+        fn index(self) -> usize {
+            self as usize
+        }
+        fn name(self) -> &'static str {
+            match self {
+                Op::Get => "GetObject",
+                Op::Other => "Other",
+            }
+        }
+        fn unrouted() -> Self {
+            Op::Other
+        }
+    }
+
     #[test]
     fn renders_counts_and_cumulative_buckets() {
-        let m = Metrics::new(&["GetObject", "Other"]);
-        m.record(0, 200, Duration::from_micros(300));
-        m.record(0, 200, Duration::from_millis(3));
-        m.record(1, 503, Duration::from_secs(20));
+        let m = Metrics::new::<Op>();
+        m.record(Op::Get, 200, Duration::from_micros(300));
+        m.record(Op::Get, 200, Duration::from_millis(3));
+        m.record(Op::Other, 503, Duration::from_secs(20));
         m.admission_rejected.inc();
         let text = m.render(&Observed {
             mode: "async",
@@ -329,6 +350,6 @@ mod tests {
         assert!(text.contains("rsgw_admission_rejected_total 1"));
         assert!(text.contains("rsgw_pool_threads 4"));
         assert!(text.contains("rsgw_admission_queued_requests 3"));
-        assert_eq!(m.requests(0, 200), 2);
+        assert_eq!(m.requests(Op::Get, 200), 2);
     }
 }

@@ -120,7 +120,7 @@ where
 {
     let fe = &cfg.frontend;
     let handler = make(cfg.pool.mode).await.map_err(FrontendError::Handler)?;
-    let metrics = Arc::new(Metrics::new(H::operations()));
+    let metrics = Arc::new(Metrics::new::<H::Operation>());
     let (pool, busy): (Pool<H>, BusySeconds) = match cfg.pool.mode {
         PoolMode::Async => {
             let rt = tokio::runtime::Handle::current().metrics();

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
-use http::{HeaderValue, Request, Response, StatusCode};
+use http::{HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 
 use crate::admission::{Admission, Admitted};
 use crate::body_timeout::{BodyFailure, RequestBody};
-use crate::handler::{BoxError, Handler};
+use crate::handler::{BoxError, Handler, Operation, Rejection};
 use crate::metrics::Metrics;
 use crate::pool::{Pool, PoolBody, PoolError};
 
@@ -61,23 +61,23 @@ impl<H: Handler> FrontendService<H> {
     }
 
     /// Serves one request through admission, the pool and the handler.
-    pub async fn serve(&self, req: Request<Incoming>) -> Response<TrackedBody<H::Body>> {
+    pub async fn serve(
+        &self,
+        req: Request<Incoming>,
+    ) -> Response<TrackedBody<H::Body, H::Operation>> {
         let s = &self.0;
         let start = Instant::now();
         let admitted = match s.admission.admit().await {
             Ok(a) => a,
             Err(why) => {
                 s.metrics.admission_rejected.inc();
-                let mut resp = s.handler.error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "SlowDown",
-                    "Please reduce your request rate.",
-                );
+                let mut resp = s.handler.reject(Rejection::Overloaded);
                 resp.headers_mut()
                     .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
                 tracing::debug!(reason = %why, "request not admitted");
                 let op = H::operation(resp.extensions());
-                s.metrics.record(op, 503, start.elapsed());
+                s.metrics
+                    .record(op, resp.status().as_u16(), start.elapsed());
                 return resp.map(|b| TrackedBody {
                     inner: PoolBody::Direct(b),
                     guard: None,
@@ -88,7 +88,7 @@ impl<H: Handler> FrontendService<H> {
         let mut guard = InFlight {
             metrics: s.metrics.clone(),
             start,
-            op: H::operations().len().saturating_sub(1),
+            op: H::Operation::unrouted(),
             status: CLIENT_CLOSED,
             _admitted: admitted,
         };
@@ -100,37 +100,22 @@ impl<H: Handler> FrontendService<H> {
             Ok(r) => r,
             Err(PoolError::ShuttingDown) => s
                 .handler
-                .error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "ServiceUnavailable",
-                    "The gateway is shutting down.",
-                )
+                .reject(Rejection::ShuttingDown)
                 .map(PoolBody::Direct),
             Err(PoolError::HandlerFailed) => s
                 .handler
-                .error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "InternalError",
-                    "We encountered an internal error. Please try again.",
-                )
+                .reject(Rejection::HandlerFailed)
                 .map(PoolBody::Direct),
         };
         // a handler that gave up on a failed body inside a library (s3s
         // reading an XML body) answers with a server error: the fault is the
-        // client's, and S3 names it
+        // client's, and the handler's protocol names it
         let resp = match body_state.failure() {
             Some(why) if resp.status().is_server_error() => {
-                let (code, message) = match why {
-                    BodyFailure::TimedOut => (
-                        "RequestTimeout",
-                        "Your socket connection to the server was not read from or written to within the timeout period.",
-                    ),
-                    BodyFailure::Broken => (
-                        "IncompleteBody",
-                        "You did not provide the number of bytes specified by the Content-Length HTTP header.",
-                    ),
-                };
-                let mut r = s.handler.error(StatusCode::BAD_REQUEST, code, message);
+                let mut r = s.handler.reject(match why {
+                    BodyFailure::TimedOut => Rejection::BodyTimedOut,
+                    BodyFailure::Broken => Rejection::BodyIncomplete,
+                });
                 r.headers_mut()
                     .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
                 r.map(PoolBody::Direct)
@@ -147,7 +132,7 @@ impl<H: Handler> FrontendService<H> {
 }
 
 impl<H: Handler> hyper::service::Service<Request<Incoming>> for FrontendService<H> {
-    type Response = Response<TrackedBody<H::Body>>;
+    type Response = Response<TrackedBody<H::Body, H::Operation>>;
     type Error = Infallible;
     type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
 
@@ -164,21 +149,21 @@ impl<H: Handler> hyper::service::Service<Request<Incoming>> for FrontendService<
 
 /// An admitted request until its response is finished: holds the admission
 /// slot, counts as outstanding, and records status and latency when dropped.
-struct InFlight {
+struct InFlight<O: Operation> {
     metrics: Arc<Metrics>,
     start: Instant,
-    op: usize,
+    op: O,
     status: u16,
     _admitted: Admitted,
 }
 
-impl Drop for InFlight {
+impl<O: Operation> Drop for InFlight<O> {
     fn drop(&mut self) {
         let elapsed = self.start.elapsed();
         self.metrics.outstanding.dec();
         self.metrics.record(self.op, self.status, elapsed);
         tracing::debug!(
-            op = self.metrics.operation_name(self.op),
+            op = self.op.name(),
             status = self.status,
             micros = elapsed.as_micros() as u64,
             "request finished"
@@ -187,12 +172,12 @@ impl Drop for InFlight {
 }
 
 /// A response body that finishes its request when it ends or is dropped.
-pub struct TrackedBody<B> {
+pub struct TrackedBody<B, O: Operation> {
     inner: PoolBody<B>,
-    guard: Option<InFlight>,
+    guard: Option<InFlight<O>>,
 }
 
-impl<B> Body for TrackedBody<B>
+impl<B, O: Operation> Body for TrackedBody<B, O>
 where
     B: Body<Data = Bytes, Error: Into<BoxError>> + Unpin,
 {

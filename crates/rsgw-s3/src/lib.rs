@@ -9,6 +9,8 @@
 mod checksums;
 mod dates;
 mod error;
+mod frontend;
+mod operation;
 mod ops;
 mod request_id;
 
@@ -18,39 +20,9 @@ use s3s::host::{S3Host, VirtualHost};
 use s3s::service::S3ServiceBuilder;
 use s3s::{S3Result, s3_error};
 
+pub use operation::S3Op;
 pub use ops::RsgwS3;
-pub use request_id::{Operation, RequestIdService, S3HttpService};
-
-/// Names of the S3 operations rsgw serves, as metrics label them; the last,
-/// `Other`, covers the rest (unimplemented ones, and requests refused before
-/// their operation was known, such as bad signatures).
-pub const OPERATIONS: &[&str] = &[
-    "ListBuckets",
-    "CreateBucket",
-    "HeadBucket",
-    "DeleteBucket",
-    "GetBucketLocation",
-    "GetBucketAcl",
-    "PutBucketAcl",
-    "ListObjects",
-    "ListObjectsV2",
-    "ListObjectVersions",
-    "PutObject",
-    "GetObject",
-    "HeadObject",
-    "DeleteObject",
-    "DeleteObjects",
-    "CopyObject",
-    "GetObjectAcl",
-    "PutObjectAcl",
-    "CreateMultipartUpload",
-    "UploadPart",
-    "CompleteMultipartUpload",
-    "AbortMultipartUpload",
-    "ListParts",
-    "ListMultipartUploads",
-    "Other",
-];
+pub use request_id::{RequestIdService, S3HttpService};
 
 /// Looks access keys up in the gateway's user store.
 struct GatewayAuth(Gateway);
@@ -74,10 +46,7 @@ struct AclDecidesLater;
 impl s3s::access::S3Access for AclDecidesLater {
     async fn check(&self, cx: &mut s3s::access::S3AccessContext<'_>) -> S3Result<()> {
         // every routed request passes here: note its operation for metrics
-        let op = OPERATIONS
-            .iter()
-            .position(|n| *n == cx.s3_op().name())
-            .unwrap_or(OPERATIONS.len() - 1);
+        let op = S3Op::from_s3s(cx.s3_op().name());
         if let Some(slot) = cx.extensions_mut().get::<request_id::OpSlot>() {
             slot.set(op);
         }

@@ -2,14 +2,16 @@
 //! error body its `RequestId`, whichever layer produced the error.
 
 use std::convert::Infallible;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use hyper::body::Incoming;
 use s3s::Body;
 use s3s::service::S3Service;
+
+use crate::operation::S3Op;
 
 /// Request ids unique within a process and across its restarts:
 /// `tx<16 hex counter>-<8 hex start time>`, like radosgw's.
@@ -39,27 +41,19 @@ impl RequestIds {
     }
 }
 
-/// Index into [`crate::OPERATIONS`] of the operation a response answered,
-/// found in the response's extensions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Operation(pub usize);
-
 /// Where the access check notes the request's operation (s3s keeps its own
-/// name for it to itself).
-#[derive(Clone)]
-pub(crate) struct OpSlot(Arc<std::sync::atomic::AtomicUsize>);
+/// name for it to itself): set once s3s has routed the request, so a
+/// request it could not route leaves it empty.
+#[derive(Clone, Default)]
+pub(crate) struct OpSlot(Arc<OnceLock<S3Op>>);
 
 impl OpSlot {
-    fn new() -> Self {
-        OpSlot(Arc::new(std::sync::atomic::AtomicUsize::new(
-            crate::OPERATIONS.len() - 1,
-        )))
+    pub(crate) fn set(&self, op: S3Op) {
+        let _ = self.0.set(op);
     }
-    pub(crate) fn set(&self, op: usize) {
-        self.0.store(op, Ordering::Relaxed);
-    }
-    fn get(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+    /// The routed operation, `None` if s3s found none.
+    fn routed(&self) -> Option<S3Op> {
+        self.0.get().copied()
     }
 }
 
@@ -95,14 +89,12 @@ fn error_response(
 }
 
 /// s3s answers a method and resource that map to no S3 operation at all
-/// (POST on an object without `?uploads`, say) with 501 "Unknown operation";
-/// S3 answers 405 MethodNotAllowed. Operations S3 has and rsgw lacks keep 501.
-fn is_unroutable(resp: &http::Response<Body>) -> bool {
-    resp.status() == http::StatusCode::NOT_IMPLEMENTED
-        && resp
-            .body()
-            .bytes()
-            .is_some_and(|b| b.windows(17).any(|w| w == b"Unknown operation"))
+/// (POST on an object without `?uploads`, say) with 501 NotImplemented
+/// before its access check; S3 answers 405 MethodNotAllowed. Operations S3
+/// has and rsgw lacks pass the access check (their operation is noted) and
+/// keep 501.
+fn is_unroutable(resp: &http::Response<Body>, routed: Option<S3Op>) -> bool {
+    resp.status() == http::StatusCode::NOT_IMPLEMENTED && routed.is_none()
 }
 
 /// Adds `<RequestId>` to a buffered XML error body that has none.
@@ -150,15 +142,14 @@ impl RequestIdService {
         if let Ok(v) = http::HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-amz-request-id", v);
         }
-        resp.extensions_mut()
-            .insert(Operation(crate::OPERATIONS.len() - 1));
+        resp.extensions_mut().insert(S3Op::Other);
         resp
     }
 
     /// Serves one request.
     pub async fn call(&self, mut req: http::Request<Body>) -> http::Response<Body> {
         let id = self.ids.next();
-        let slot = OpSlot::new();
+        let slot = OpSlot::default();
         req.extensions_mut().insert(slot.clone());
         let has_body = request_has_body(req.headers());
         let header_bytes: usize = req
@@ -202,7 +193,8 @@ impl RequestIdService {
             resp.headers_mut().remove(http::header::CONTENT_TYPE);
             resp.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
-        if is_unroutable(&resp) {
+        let routed = slot.routed();
+        if is_unroutable(&resp, routed) {
             resp = error_response(
                 http::StatusCode::METHOD_NOT_ALLOWED,
                 "MethodNotAllowed",
@@ -222,7 +214,7 @@ impl RequestIdService {
         if let Ok(v) = http::HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-amz-request-id", v);
         }
-        resp.extensions_mut().insert(Operation(slot.get()));
+        resp.extensions_mut().insert(routed.unwrap_or(S3Op::Other));
         // An error may be answered before the body was read, and a client
         // that sent `Expect: 100-continue` then never sends it: the rest of
         // the connection would be out of step. Closing it keeps both sides sane.

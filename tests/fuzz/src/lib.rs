@@ -106,11 +106,11 @@ impl Harness {
         });
         let svc = rsgw_s3::service(gw, &["s3.test".into()], 16 << 10).expect("service");
         // the layers rsgw serve puts in front, with their defaults
-        let metrics = Arc::new(Metrics::new(rsgw_s3::OPERATIONS));
+        let metrics = Arc::new(Metrics::new::<rsgw_s3::S3Op>());
         let frontend = FrontendService::new(
             svc.clone(),
             Some(Duration::from_secs(65)),
-            Admission::new(1024, Policy::Reject, metrics.clone()),
+            Admission::new(1024, Policy::Reject),
             Pool::Async,
             metrics,
         );

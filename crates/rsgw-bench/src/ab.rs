@@ -390,18 +390,13 @@ pub struct Report {
 /// Raises the open-files soft limit to the hard limit; fails when
 /// `needed` descriptors cannot fit.
 fn raise_nofile(needed: u64) -> Result<(), String> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit read and write only the struct given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
-        lim.rlim_cur = lim.rlim_max;
-        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) };
-        if lim.rlim_cur < needed {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        // a failure leaves the soft limit lower: connect() then fails and counts
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+        if hard < needed {
             return Err(format!(
-                "{needed} descriptors needed but the open-files limit is {}: lower -c or raise the hard limit",
-                lim.rlim_cur
+                "{needed} descriptors needed but the open-files limit is {hard}: lower -c or raise the hard limit"
             ));
         }
     }

@@ -2,6 +2,8 @@
 //! rsgw or not. This crate speaks HTTP to its target and depends on none of
 //! the server's crates.
 
+#![forbid(unsafe_code)]
+
 pub mod ab;
 pub mod cosbench;
 pub mod http;

@@ -4,6 +4,8 @@
 //! a typo never silently falls back to a default. `docs/config.md` lists every
 //! key; `config/rsgw.toml` is a commented example.
 
+#![forbid(unsafe_code)]
+
 mod ceph_conf;
 mod cpuset;
 mod overrides;

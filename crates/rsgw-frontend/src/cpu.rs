@@ -3,21 +3,17 @@
 //! thread spawned later (tokio workers, handler threads, librados' own)
 //! inherits it; threads that already exist are pinned one by one.
 
+use nix::sched::{CpuSet as NixCpuSet, sched_getaffinity, sched_setaffinity};
+use nix::unistd::Pid;
 use rsgw_config::CpuSet;
 
 use crate::FrontendError;
 
 /// The CPUs this process may run on now.
 pub fn allowed() -> std::io::Result<CpuSet> {
-    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most its size.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0
-    {
-        return Err(std::io::Error::last_os_error());
-    }
-    let cpus = (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: the index is below CPU_SETSIZE.
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+    let set = sched_getaffinity(Pid::from_raw(0))?;
+    let cpus = (0..NixCpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
         .collect();
     Ok(CpuSet::from_cpus(cpus))
 }
@@ -32,11 +28,10 @@ pub fn pin_process(set: &CpuSet) -> Result<(), FrontendError> {
             "CPU {bad} of cpuset '{set}' is not available: this process may use {allowed}"
         )));
     }
-    // SAFETY: as above; CPU_SET is given indices below CPU_SETSIZE (checked
-    // by the config's parser).
-    let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let mut mask = NixCpuSet::new();
     for &c in set.cpus() {
-        unsafe { libc::CPU_SET(c, &mut mask) };
+        mask.set(c)
+            .map_err(|e| FrontendError::Cpu(format!("CPU {c} of cpuset '{set}': {e}")))?;
     }
     let tasks = std::fs::read_dir("/proc/self/task")
         .map_err(|e| FrontendError::Cpu(format!("cannot list threads: {e}")))?;
@@ -48,14 +43,8 @@ pub fn pin_process(set: &CpuSet) -> Result<(), FrontendError> {
         else {
             continue;
         };
-        if unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mask) }
-            != 0
-        {
-            return Err(FrontendError::Cpu(format!(
-                "cannot pin to cpuset '{set}': {}",
-                std::io::Error::last_os_error()
-            )));
-        }
+        sched_setaffinity(Pid::from_raw(tid), &mask)
+            .map_err(|e| FrontendError::Cpu(format!("cannot pin to cpuset '{set}': {e}")))?;
     }
     Ok(())
 }

@@ -11,6 +11,8 @@
 //! [`server::run`] starts an instance: [`cpu`] pinning first, then
 //! [`limits`], the runtime, listeners, and the drain on SIGTERM.
 
+#![forbid(unsafe_code)]
+
 pub mod admin;
 pub mod admission;
 pub mod body_timeout;

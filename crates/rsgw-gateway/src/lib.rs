@@ -5,6 +5,8 @@
 //! Nothing here knows HTTP or S3's wire format; `rsgw-s3` maps S3 requests
 //! onto [`Gateway`]. The layout on the store is described in `docs/layout.md`.
 
+#![forbid(unsafe_code)]
+
 mod acl;
 mod buckets;
 mod cache;

@@ -6,6 +6,8 @@
 //! the [`Gateway`], resolves access keys through it, and gives every response
 //! an `x-amz-request-id` (also in the `RequestId` of error bodies).
 
+#![forbid(unsafe_code)]
+
 mod checksums;
 mod dates;
 mod error;

@@ -9,6 +9,8 @@
 //! is therefore either fully visible or absent after `kill -9`. The choice is
 //! recorded in `docs/decisions/0001-local-metadata-store.md`.
 
+#![forbid(unsafe_code)]
+
 mod db;
 mod files;
 mod list;

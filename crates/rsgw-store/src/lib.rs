@@ -11,6 +11,8 @@
 //! callers that own a whole OS thread per request (the gateway's blocking
 //! pool mode, through [`adapters::BlockingCalls`]).
 
+#![forbid(unsafe_code)]
+
 pub mod adapters;
 mod error;
 mod object;

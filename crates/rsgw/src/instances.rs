@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use rsgw_config::{Config, CpuSet};
 use tokio::process::{Child, Command};
 use tokio::sync::watch;
@@ -185,8 +187,8 @@ async fn keep_running(
 /// SIGTERM, then SIGKILL if the instance has not drained in time.
 async fn terminate(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
     if let Some(pid) = child.id() {
-        // SAFETY: kill() sends a signal to our own child's pid.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        // our own child, not yet reaped: its pid is still its own
+        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
     }
     match tokio::time::timeout(grace, child.wait()).await {
         Ok(s) => s.ok(),

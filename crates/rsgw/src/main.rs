@@ -4,6 +4,8 @@
 //! `rados bench`), against the embedded directory or a Ceph cluster, and can
 //! run while a gateway uses the same store.
 
+#![forbid(unsafe_code)]
+
 mod admin;
 mod health;
 mod instances;

@@ -8,6 +8,8 @@
 //! every response must satisfy (see [`check_response`]): the targets add
 //! their own properties.
 
+#![forbid(unsafe_code)]
+
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 

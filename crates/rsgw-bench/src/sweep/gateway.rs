@@ -9,6 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::{Pid, SysconfVar, sysconf};
 use serde::Serialize;
 
 /// A gateway the sweep can start.
@@ -235,8 +237,8 @@ impl Running {
     /// SIGTERM to every instance, SIGKILL to those still running 15 s later.
     pub fn stop(&mut self) {
         for c in &self.children {
-            // SAFETY: kill(2) on a child we started and have not reaped.
-            unsafe { libc::kill(c.id() as libc::pid_t, libc::SIGTERM) };
+            // a child we started and have not reaped: its pid is still its own
+            let _ = kill(Pid::from_raw(c.id() as i32), Signal::SIGTERM);
         }
         let deadline = Instant::now() + Duration::from_secs(15);
         for c in &mut self.children {
@@ -286,9 +288,10 @@ fn tail(path: &Path, lines: usize) -> String {
 
 /// Clock ticks per second (`utime`/`stime` unit in /proc).
 pub fn clock_ticks() -> f64 {
-    // SAFETY: sysconf only reads a system constant.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 { t as f64 } else { 100.0 }
+    match sysconf(SysconfVar::CLK_TCK) {
+        Ok(Some(t)) if t > 0 => t as f64,
+        _ => 100.0,
+    }
 }
 
 /// utime + stime of a process, in clock ticks.

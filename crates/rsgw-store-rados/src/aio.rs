@@ -22,6 +22,13 @@ use crate::ffi;
 pub(crate) trait OpState: Send + 'static {
     /// What the operation yields.
     type Output: Send + 'static;
+    /// Adds the parts of the op that give librados pointers into `self`
+    /// (output slots). `launch` calls it once `self` sits in its leaked box,
+    /// through the pointer the completion later reclaims, so those pointers
+    /// stay valid (and are not invalidated by a move of the box) until then.
+    fn prepare(&mut self, _max_object_size: u64) -> StoreResult<()> {
+        Ok(())
+    }
     /// Turns the completed op's outputs into its result; runs on librados'
     /// completion thread, so it must be quick and must not block.
     fn finish(
@@ -136,17 +143,26 @@ pub(crate) struct Pending<S: OpState> {
     pub(crate) reply: Reply<S::Output>,
 }
 
+/// The completion callback `launch` registers.
+///
+/// # Safety
+/// Only librados may call it, once, for a completion `launch` created with
+/// `arg` pointing to a leaked `Box<Pending<S>>` of the same `S`.
 unsafe extern "C" fn on_complete<S: OpState>(c: ffi::rados_completion_t, arg: *mut c_void) {
-    // SAFETY: `arg` is the box leaked by `launch`, and librados calls this once.
+    // SAFETY: `arg` is the box leaked by `launch` for this `S`; librados calls
+    // this once, after the op is done with every pointer into it.
     let pending = unsafe { Box::from_raw(arg.cast::<Pending<S>>()) };
+    // SAFETY: `c` is the completion being completed; we hold its reference
+    // until the release below, and it is complete, so its results are set.
     let (ret, version) = unsafe {
-        let r = (
+        (
             ffi::rados_aio_get_return_value(c),
             ffi::rados_aio_get_version(c),
-        );
-        ffi::rados_aio_release(c);
-        r
+        )
     };
+    // SAFETY: releases our one reference to `c`, unused after this; librados
+    // holds its own reference while the callback runs, so this is allowed.
+    unsafe { ffi::rados_aio_release(c) };
     let Pending {
         mut state,
         io,
@@ -157,30 +173,43 @@ unsafe extern "C" fn on_complete<S: OpState>(c: ffi::rados_completion_t, arg: *m
     reply.send((result, io));
 }
 
-/// Hands `pending` to librados: `start` submits the op with the completion it
-/// is given and must touch nothing inside `pending` (which may already be
-/// freed by the callback when librados returns).
+/// Hands `pending` to librados: prepares its state (`OpState::prepare`),
+/// then `start` submits the op with the completion it is given and must touch
+/// nothing inside `pending` (which may already be freed by the callback when
+/// librados returns). `start` must return a negative errno only when the op
+/// was not queued: librados then never calls back, and `pending` is freed here.
 pub(crate) fn launch<S: OpState>(
     pending: Box<Pending<S>>,
     start: impl FnOnce(ffi::rados_completion_t) -> c_int,
 ) -> StoreResult<()> {
     let max = pending.io.max_object_size;
     let raw = Box::into_raw(pending);
+    // SAFETY: `raw` is the sole pointer to the box just leaked and nothing is
+    // submitted yet; the pointers `prepare` hands librados derive from `raw`,
+    // as does the callback's, and the box stays put until the callback frees it.
+    if let Err(e) = unsafe { (*raw).state.prepare(max) } {
+        // SAFETY: nothing was submitted: `raw` is still the only pointer, reclaimed once.
+        drop(unsafe { Box::from_raw(raw) });
+        return Err(e);
+    }
     let mut c: ffi::rados_completion_t = std::ptr::null_mut();
+    // SAFETY: `raw` stays valid until `on_complete::<S>` (matching its type)
+    // reclaims it; `c` is a valid out-pointer.
     let ret =
         unsafe { ffi::rados_aio_create_completion2(raw.cast(), Some(on_complete::<S>), &mut c) };
     if ret < 0 {
-        // SAFETY: no completion exists, so the callback cannot run.
+        // SAFETY: no completion exists, so the callback cannot run: `raw` is
+        // still the only pointer, reclaimed once.
         drop(unsafe { Box::from_raw(raw) });
         return Err(op_error(ret, max));
     }
     let ret = start(c);
     if ret < 0 {
         // Submission failed synchronously: librados will not call back.
-        unsafe {
-            ffi::rados_aio_release(c);
-            drop(Box::from_raw(raw));
-        }
+        // SAFETY: `c` was created above, never queued, and is released once.
+        unsafe { ffi::rados_aio_release(c) };
+        // SAFETY: the callback will never run, so `raw` is reclaimed once, here.
+        drop(unsafe { Box::from_raw(raw) });
         return Err(op_error(ret, max));
     }
     Ok(())

@@ -13,12 +13,18 @@ use crate::ffi;
 /// A connected `rados_t`; shut down when the last user drops it.
 pub(crate) struct Cluster(ffi::rados_t);
 
-// librados cluster handles are thread-safe.
+// SAFETY: a connected `rados_t` (librados' RadosClient) is thread-safe: the
+// calls made through `&Cluster` (pool create, mon command, ioctx create) lock
+// internally and may run from any thread at once; only `Drop` shuts it down.
 unsafe impl Send for Cluster {}
+// SAFETY: see `Send` above; `&Cluster` offers only those thread-safe calls.
 unsafe impl Sync for Cluster {}
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        // SAFETY: `self.0` came from a successful `rados_create2` and is shut
+        // down only here, once; every `IoCtx` holds an `Arc<Cluster>`, so none
+        // outlives the handle.
         unsafe { ffi::rados_shutdown(self.0) }
     }
 }
@@ -31,13 +37,20 @@ pub(crate) struct IoCtx {
     _cluster: Arc<Cluster>,
 }
 
-// An ioctx whose namespace is never changed after creation may be shared
-// between threads; librados serialises internally.
+// SAFETY: librados.h only forbids unsynchronised changes to an ioctx's
+// settings (namespace, locator, snapshot); `new_ioctx` sets the namespace
+// before the context is shared and nothing changes it after. Submitting ops on
+// one ioctx from several threads is safe (librados locks internally).
 unsafe impl Send for IoCtx {}
+// SAFETY: see `Send` above; `&IoCtx` only submits ops through `raw`.
 unsafe impl Sync for IoCtx {}
 
 impl Drop for IoCtx {
     fn drop(&mut self) {
+        // SAFETY: `raw` came from a successful `rados_ioctx_create` and is
+        // destroyed once; no op is in flight on it (each holds an `Arc<IoCtx>`
+        // until completion), and the cluster outlives it (`_cluster` drops after
+        // this body).
         unsafe { ffi::rados_ioctx_destroy(self.raw) }
     }
 }
@@ -64,6 +77,8 @@ impl Inner {
         };
         let name = cstring("client name", &opts.client_name)?;
         let mut raw: ffi::rados_t = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; the cluster and client names are
+        // nul-terminated and outlive the call (librados copies them).
         let ret = unsafe { ffi::rados_create2(&mut raw, c"ceph".as_ptr(), name.as_ptr(), 0) };
         if ret < 0 {
             return Err(unavailable("cannot create a cluster handle", ret));
@@ -71,6 +86,8 @@ impl Inner {
         // From here on the handle is shut down on every path.
         let cluster = Arc::new(Cluster(raw));
         let conf = cstring("ceph.conf path", &opts.ceph_conf.to_string_lossy())?;
+        // SAFETY: `raw` is a live handle (owned by `cluster`, not yet shared);
+        // `conf` is a nul-terminated CString that outlives the call.
         let ret = unsafe { ffi::rados_conf_read_file(raw, conf.as_ptr()) };
         if ret < 0 {
             return Err(unavailable("cannot read ceph.conf", ret));
@@ -86,11 +103,14 @@ impl Inner {
         }
         for (key, value) in settings {
             let (k, v) = (cstring("option", key)?, cstring(key, &value)?);
+            // SAFETY: `raw` is live and not yet shared; `k` and `v` are
+            // nul-terminated CStrings that outlive the call (librados copies them).
             let ret = unsafe { ffi::rados_conf_set(raw, k.as_ptr(), v.as_ptr()) };
             if ret < 0 {
                 return Err(unavailable(&format!("cannot set {key}={value}"), ret));
             }
         }
+        // SAFETY: `raw` is a live, configured handle used by this thread only.
         let ret = unsafe { ffi::rados_connect(raw) };
         if ret < 0 {
             return Err(unavailable("cannot connect to the cluster", ret));
@@ -111,6 +131,8 @@ impl Inner {
     pub(crate) fn create_pool(&self, pool: &str) -> StoreResult<()> {
         let full = self.full_pool_name(pool);
         let name = cstring("pool name", &full)?;
+        // SAFETY: the cluster handle is connected and alive while `self` is, and
+        // thread-safe; `name` is a nul-terminated CString that outlives the call.
         let ret = unsafe { ffi::rados_pool_create(self.cluster.0, name.as_ptr()) };
         if ret == -libc::EEXIST {
             // created before (by rsgw or an operator, who tags it): a key
@@ -138,6 +160,9 @@ impl Inner {
         let mut outbuf: *mut libc::c_char = std::ptr::null_mut();
         let mut outs: *mut libc::c_char = std::ptr::null_mut();
         let (mut outbuf_len, mut outs_len) = (0usize, 0usize);
+        // SAFETY: the cluster handle is connected, alive and thread-safe; `cmds`
+        // holds one pointer to the nul-terminated `cmd`, both outlive the call;
+        // a null `inbuf` of length 0 is allowed; the out-pointers are valid locals.
         let ret = unsafe {
             ffi::rados_mon_command(
                 self.cluster.0,
@@ -154,16 +179,20 @@ impl Inner {
         let status = if outs.is_null() || outs_len == 0 {
             String::new()
         } else {
+            // SAFETY: librados set `outs` to a malloc'd buffer of `outs_len` bytes
+            // (non-null, checked), which lives until the `rados_buffer_free` below.
             let bytes = unsafe { std::slice::from_raw_parts(outs as *const u8, outs_len) };
             String::from_utf8_lossy(bytes).into_owned()
         };
-        unsafe {
-            if !outbuf.is_null() {
-                ffi::rados_buffer_free(outbuf);
-            }
-            if !outs.is_null() {
-                ffi::rados_buffer_free(outs);
-            }
+        if !outbuf.is_null() {
+            // SAFETY: `outbuf` was allocated by `rados_mon_command`, is freed once,
+            // and nothing reads it.
+            unsafe { ffi::rados_buffer_free(outbuf) };
+        }
+        if !outs.is_null() {
+            // SAFETY: `outs` was allocated by `rados_mon_command` and is freed
+            // once; `status` above copied what it needed.
+            unsafe { ffi::rados_buffer_free(outs) };
         }
         if ret < 0 {
             return Err(StoreError::Io(format!("{}: {status}", strerror(ret))));
@@ -176,6 +205,8 @@ impl Inner {
         let full = self.full_pool_name(pool);
         let name = cstring("pool name", &full)?;
         let mut raw: ffi::rados_ioctx_t = std::ptr::null_mut();
+        // SAFETY: the cluster handle is connected, alive and thread-safe; `name`
+        // is a nul-terminated CString outliving the call; `raw` is a valid out-pointer.
         let ret = unsafe { ffi::rados_ioctx_create(self.cluster.0, name.as_ptr(), &mut raw) };
         if ret == -libc::ENOENT {
             return Err(StoreError::NoSuchPool(full));
@@ -186,6 +217,8 @@ impl Inner {
                 strerror(ret)
             )));
         }
+        // SAFETY: `raw` was just created and is not shared yet, so changing its
+        // namespace races with nothing; `namespace` is nul-terminated (copied).
         unsafe { ffi::rados_ioctx_set_namespace(raw, namespace.as_ptr()) };
         Ok(IoCtx {
             raw,

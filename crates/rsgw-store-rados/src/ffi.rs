@@ -29,6 +29,9 @@ pub const LIBRADOS_CMPXATTR_OP_LTE: u8 = 6;
 /// `LIBRADOS_ALL_NSPACES`: lists every namespace.
 pub const LIBRADOS_ALL_NSPACES: &std::ffi::CStr = c"\x01";
 
+// SAFETY: each declaration matches its prototype in rados/librados.h (and
+// rados_types.h for LIBRADOS_ALL_NSPACES), checked against the installed header;
+// every call site documents its own pointer and lifetime obligations.
 unsafe extern "C" {
     pub fn rados_create2(
         cluster: *mut rados_t,

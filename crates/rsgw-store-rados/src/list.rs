@@ -17,12 +17,16 @@ struct ListState {
     done: bool,
 }
 
-// The listing handle is used by one thread at a time (behind a mutex).
+// SAFETY: a listing handle is not tied to the thread that opened it; it is
+// only ever used by one thread at a time (behind the lister's mutex), and its
+// `IoCtx` is `Send` itself.
 unsafe impl Send for ListState {}
 
 impl Drop for ListState {
     fn drop(&mut self) {
-        // The handle goes before its I/O context (dropped after this body).
+        // SAFETY: `ctx` came from a successful `rados_nobjects_list_open` and is
+        // closed once, here; the handle goes before its I/O context (`io` is
+        // dropped after this body).
         unsafe { ffi::rados_nobjects_list_close(self.ctx) }
     }
 }
@@ -34,6 +38,8 @@ impl ListState {
             let (mut entry, mut key, mut ns) =
                 (std::ptr::null(), std::ptr::null(), std::ptr::null());
             let (mut entry_len, mut key_len, mut ns_len) = (0usize, 0usize, 0usize);
+            // SAFETY: `ctx` is open (closed only in `Drop`) and `&mut self` gives
+            // this thread sole use of it; all six out-pointers are valid locals.
             let ret = unsafe {
                 ffi::rados_nobjects_list_next2(
                     self.ctx,
@@ -56,6 +62,8 @@ impl ListState {
                 if p.is_null() || len == 0 {
                     return Ok(String::new());
                 }
+                // SAFETY: librados set `p` (non-null, checked) to `len` bytes that
+                // stay valid until the next `rados_nobjects_list_*` call; copied here.
                 let b = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
                 String::from_utf8(b.to_vec())
                     .map_err(|_| StoreError::Io("object name in RADOS is not UTF-8".into()))
@@ -81,6 +89,8 @@ impl RadosLister {
         };
         let io = inner.new_ioctx(pool, &ns)?;
         let mut ctx: ffi::rados_list_ctx_t = std::ptr::null_mut();
+        // SAFETY: `io.raw` is a live ioctx owned by `io`, which the returned
+        // state keeps until after the handle is closed; `ctx` is a valid out-pointer.
         let ret = unsafe { ffi::rados_nobjects_list_open(io.raw, &mut ctx) };
         if ret < 0 {
             return Err(op_error(ret, io.max_object_size));

@@ -54,14 +54,18 @@ impl<'a> KeyArrays<'a> {
     }
 }
 
-/// An owned `rados_write_op_t`, released when the operation is over.
+/// An owned, non-null `rados_write_op_t`, released when the operation is over.
 struct WriteState(ffi::rados_write_op_t);
 
-// The op handle is only touched by one thread at a time.
+// SAFETY: a write op handle is plain heap data, not tied to a thread; it moves
+// to librados' completion thread only to be released there, and is only ever
+// touched by one thread at a time.
 unsafe impl Send for WriteState {}
 
 impl Drop for WriteState {
     fn drop(&mut self) {
+        // SAFETY: `self.0` came from `rados_create_write_op` (non-null) and is
+        // released once, here, after the op completed or if it was never submitted.
         unsafe { ffi::rados_release_write_op(self.0) }
     }
 }
@@ -78,10 +82,15 @@ impl OpState for WriteState {
 }
 
 impl WriteState {
-    /// Adds every guard and action; librados copies the data it is given.
+    /// Adds every guard and action; librados copies the data it is given
+    /// (into its own buffers) during each call, so no pointer outlives it.
     fn build(op: &WriteOp, max_object_size: u64) -> StoreResult<Self> {
-        let state = WriteState(unsafe { ffi::rados_create_write_op() });
-        let h = state.0;
+        // SAFETY: takes no arguments; the handle is checked before any use.
+        let h = unsafe { ffi::rados_create_write_op() };
+        if h.is_null() {
+            return Err(StoreError::Io("librados cannot allocate a write op".into()));
+        }
+        let state = WriteState(h);
         let too_large = |end: u64| {
             if end > max_object_size {
                 Err(StoreError::TooLarge {
@@ -93,12 +102,16 @@ impl WriteState {
         };
         for g in &op.guards {
             match g {
+                // SAFETY: `h` is a live write op owned by `state`, not yet submitted.
                 Guard::Exists => unsafe { ffi::rados_write_op_assert_exists(h) },
+                // SAFETY: `h` is live and unsubmitted; the (deprecated) category may be null.
                 Guard::NotExists => unsafe {
                     ffi::rados_write_op_create(h, ffi::LIBRADOS_CREATE_EXCLUSIVE, std::ptr::null())
                 },
                 Guard::Xattr { name, op, value } => {
                     let name = cstring("xattr name", name)?;
+                    // SAFETY: `h` is live and unsubmitted; `name` is a nul-terminated
+                    // CString and `value` has `value.len()` bytes, both copied in the call.
                     unsafe {
                         ffi::rados_write_op_cmpxattr(
                             h,
@@ -113,34 +126,47 @@ impl WriteState {
         }
         for a in &op.actions {
             match a {
+                // SAFETY: `h` is live and unsubmitted; the (deprecated) category may be null.
                 WriteAction::Create => unsafe {
                     ffi::rados_write_op_create(h, ffi::LIBRADOS_CREATE_IDEMPOTENT, std::ptr::null())
                 },
                 WriteAction::WriteFull(data) => {
                     too_large(data.len() as u64)?;
+                    // SAFETY: `h` is live and unsubmitted; `data` has `data.len()`
+                    // bytes, copied by librados during the call.
                     unsafe { ffi::rados_write_op_write_full(h, data.as_ptr().cast(), data.len()) }
                 }
                 WriteAction::Write { offset, data } => {
                     too_large(offset.saturating_add(data.len() as u64))?;
+                    // SAFETY: `h` is live and unsubmitted; `data` has `data.len()`
+                    // bytes, copied by librados during the call.
                     unsafe {
                         ffi::rados_write_op_write(h, data.as_ptr().cast(), data.len(), *offset)
                     }
                 }
+                // SAFETY: `h` is live and unsubmitted; `data` has `data.len()` bytes,
+                // copied by librados during the call.
                 WriteAction::Append(data) => unsafe {
                     ffi::rados_write_op_append(h, data.as_ptr().cast(), data.len())
                 },
                 WriteAction::Truncate(size) => {
                     too_large(*size)?;
+                    // SAFETY: `h` is a live write op owned by `state`, not yet submitted.
                     unsafe { ffi::rados_write_op_truncate(h, *size) }
                 }
-                WriteAction::SetXattr(name, value) => set_xattr(h, name, value)?,
+                WriteAction::SetXattr(name, value) => set_xattr(&state, name, value)?,
                 WriteAction::RmXattr(name) => {
                     let name = cstring("xattr name", name)?;
+                    // SAFETY: `h` is live and unsubmitted; `name` is a nul-terminated
+                    // CString that outlives the call (librados copies it).
                     unsafe { ffi::rados_write_op_rmxattr(h, name.as_ptr()) }
                 }
                 WriteAction::OmapSet(entries) => {
                     let keys = KeyArrays::new(entries.iter().map(|(k, _)| k.as_bytes()));
                     let vals = KeyArrays::new(entries.iter().map(|(_, v)| &v[..]));
+                    // SAFETY: `h` is live and unsubmitted; the four arrays each hold
+                    // `entries.len()` items, pointers and lengths of bytes borrowed
+                    // from `entries`, which librados copies during the call.
                     unsafe {
                         ffi::rados_write_op_omap_set2(
                             h,
@@ -154,6 +180,8 @@ impl WriteState {
                 }
                 WriteAction::OmapRm(keys) => {
                     let arr = KeyArrays::new(keys.iter().map(|k| k.as_bytes()));
+                    // SAFETY: `h` is live and unsubmitted; both arrays hold `keys.len()`
+                    // pointers/lengths of bytes borrowed from `keys`, copied in the call.
                     unsafe {
                         ffi::rados_write_op_omap_rm_keys2(
                             h,
@@ -163,8 +191,10 @@ impl WriteState {
                         )
                     }
                 }
+                // SAFETY: `h` is a live write op owned by `state`, not yet submitted.
                 WriteAction::OmapClear => unsafe { ffi::rados_write_op_omap_clear(h) },
-                WriteAction::OmapSetHeader(header) => set_xattr(h, OMAP_HEADER_XATTR, header)?,
+                WriteAction::OmapSetHeader(header) => set_xattr(&state, OMAP_HEADER_XATTR, header)?,
+                // SAFETY: `h` is a live write op owned by `state`, not yet submitted.
                 WriteAction::Remove => unsafe { ffi::rados_write_op_remove(h) },
             }
         }
@@ -172,9 +202,13 @@ impl WriteState {
     }
 }
 
-fn set_xattr(h: ffi::rados_write_op_t, name: &str, value: &Bytes) -> StoreResult<()> {
+fn set_xattr(op: &WriteState, name: &str, value: &Bytes) -> StoreResult<()> {
     let name = cstring("xattr name", name)?;
-    unsafe { ffi::rados_write_op_setxattr(h, name.as_ptr(), value.as_ptr().cast(), value.len()) };
+    // SAFETY: `op.0` is a live write op (being built, not submitted); `name` is
+    // a nul-terminated CString and `value` has `value.len()` bytes, both copied.
+    unsafe {
+        ffi::rados_write_op_setxattr(op.0, name.as_ptr(), value.as_ptr().cast(), value.len())
+    };
     Ok(())
 }
 
@@ -197,22 +231,29 @@ pub(crate) fn submit_write<W>(
             io,
             reply: tx,
         }),
-        |c| unsafe {
-            ffi::rados_aio_write_op_operate(
-                handle,
-                io_raw,
-                c,
-                oid.as_ptr(),
-                std::ptr::null_mut(),
-                ffi::LIBRADOS_OPERATION_NOFLAG,
-            )
+        |c| {
+            // SAFETY: the op handle and the ioctx are kept alive by the boxed
+            // `Pending` until the callback, and librados is done with the handle
+            // once queued; `oid` is nul-terminated and copied; a null mtime
+            // means now; `c` is the fresh completion; errors mean not queued.
+            unsafe {
+                ffi::rados_aio_write_op_operate(
+                    handle,
+                    io_raw,
+                    c,
+                    oid.as_ptr(),
+                    std::ptr::null_mut(),
+                    ffi::LIBRADOS_OPERATION_NOFLAG,
+                )
+            }
         },
     )?;
     Ok(waiter)
 }
 
-/// A read op and the outputs librados fills in at completion. It is boxed
-/// before the op is built, so the addresses handed to librados stay valid.
+/// A read op and the outputs librados fills in at completion. The op is
+/// built in `prepare`, once the state sits in its leaked box (see `launch`),
+/// so the addresses handed to librados stay valid until the callback.
 struct ReadState {
     op: ffi::rados_read_op_t,
     want: ReadOp,
@@ -233,22 +274,31 @@ struct ReadState {
     keys_rval: c_int,
 }
 
-// Raw handles and output slots are only used by one thread at a time.
+// SAFETY: the op handle and iterators are plain heap data, not tied to a
+// thread. librados writes the output slots only before the completion
+// callback, on whose thread the state is then finished and dropped; one
+// thread at a time touches it.
 unsafe impl Send for ReadState {}
 
 impl Drop for ReadState {
     fn drop(&mut self) {
-        unsafe {
-            ffi::rados_release_read_op(self.op);
-            if !self.xattrs.is_null() {
-                ffi::rados_getxattrs_end(self.xattrs);
-            }
-            if !self.omap.is_null() {
-                ffi::rados_omap_get_end(self.omap);
-            }
-            if !self.keys.is_null() {
-                ffi::rados_omap_get_end(self.keys);
-            }
+        // SAFETY: `op` came from `rados_create_read_op` (non-null) and is
+        // released once, here, after the op completed or if it was never submitted.
+        unsafe { ffi::rados_release_read_op(self.op) };
+        if !self.xattrs.is_null() {
+            // SAFETY: a non-null `xattrs` was allocated by `rados_read_op_getxattrs`,
+            // is ended once, and the op that fills it is over (or never ran).
+            unsafe { ffi::rados_getxattrs_end(self.xattrs) };
+        }
+        if !self.omap.is_null() {
+            // SAFETY: allocated by `rados_read_op_omap_get_vals2`, ended once,
+            // and the op that fills it is over (or never ran).
+            unsafe { ffi::rados_omap_get_end(self.omap) };
+        }
+        if !self.keys.is_null() {
+            // SAFETY: allocated by `rados_read_op_omap_get_vals_by_keys2`, ended
+            // once, and the op that fills it is over (or never ran).
+            unsafe { ffi::rados_omap_get_end(self.keys) };
         }
     }
 }
@@ -261,13 +311,16 @@ fn utf8(what: &str, bytes: &[u8]) -> StoreResult<String> {
 /// Drains an omap iterator.
 ///
 /// # Safety
-/// `iter` must be a live iterator of a successfully completed op.
+/// `iter` must be a live (not yet ended) iterator of a successfully completed
+/// op, used by no other thread meanwhile.
 unsafe fn omap_entries(iter: ffi::rados_omap_iter_t) -> StoreResult<Vec<(String, Bytes)>> {
     let mut out = Vec::new();
     loop {
         let (mut k, mut v): (*mut c_char, *mut c_char) =
             (std::ptr::null_mut(), std::ptr::null_mut());
         let (mut kl, mut vl) = (0usize, 0usize);
+        // SAFETY: the caller guarantees `iter` is live and filled in; the four
+        // out-pointers are valid locals.
         let ret = unsafe { ffi::rados_omap_get_next2(iter, &mut k, &mut v, &mut kl, &mut vl) };
         if ret < 0 {
             return Err(op_error(ret, 0));
@@ -275,10 +328,14 @@ unsafe fn omap_entries(iter: ffi::rados_omap_iter_t) -> StoreResult<Vec<(String,
         if k.is_null() {
             return Ok(out);
         }
+        // SAFETY: `k` (non-null) points to the key's `kl` bytes, which live
+        // until `rados_omap_get_end` (in `ReadState::drop`); copied below.
         let key = unsafe { std::slice::from_raw_parts(k.cast::<u8>(), kl) };
         let val = if vl == 0 {
             Bytes::new()
         } else {
+            // SAFETY: with `vl > 0`, `v` points to the value's `vl` bytes, live
+            // until `rados_omap_get_end`; copied at once.
             Bytes::copy_from_slice(unsafe { std::slice::from_raw_parts(v.cast::<u8>(), vl) })
         };
         out.push((utf8("omap key", key)?, val));
@@ -286,9 +343,14 @@ unsafe fn omap_entries(iter: ffi::rados_omap_iter_t) -> StoreResult<Vec<(String,
 }
 
 impl ReadState {
-    fn new(want: &ReadOp, at_version: Option<u64>) -> Self {
-        ReadState {
-            op: unsafe { ffi::rados_create_read_op() },
+    fn new(want: &ReadOp, at_version: Option<u64>) -> StoreResult<Self> {
+        // SAFETY: takes no arguments; the handle is checked before any use.
+        let op = unsafe { ffi::rados_create_read_op() };
+        if op.is_null() {
+            return Err(StoreError::Io("librados cannot allocate a read op".into()));
+        }
+        Ok(ReadState {
+            op,
             want: want.clone(),
             at_version,
             size: 0,
@@ -304,19 +366,23 @@ impl ReadState {
             omap_rval: 0,
             keys: std::ptr::null_mut(),
             keys_rval: 0,
-        }
+        })
     }
 
-    /// Adds the parts asked for. Must run after `self` reached its final
-    /// (boxed) address: librados keeps pointers to the output fields.
+    /// Adds the parts asked for; run by `prepare` only, once `self` is at its
+    /// final (leaked box) address: librados keeps pointers to the output fields.
     fn build(&mut self, max_object_size: u64) -> StoreResult<()> {
         let h = self.op;
         let want = &self.want;
+        // SAFETY: `h` is a live read op owned by `self`, not yet submitted.
         unsafe { ffi::rados_read_op_assert_exists(h) };
         if let Some(v) = self.at_version {
+            // SAFETY: `h` is a live read op owned by `self`, not yet submitted.
             unsafe { ffi::rados_read_op_assert_version(h, v) };
         }
         if want.stat {
+            // SAFETY: `h` is live and unsubmitted; the three out-pointers are
+            // fields of `self`, which stays at this address until the callback.
             unsafe {
                 ffi::rados_read_op_stat(h, &mut self.size, &mut self.mtime, &mut self.stat_rval)
             };
@@ -325,6 +391,9 @@ impl ReadState {
             let len = len.min(max_object_size) as usize;
             if len > 0 {
                 self.buf = Vec::with_capacity(len);
+                // SAFETY: `h` is live and unsubmitted; `buf` has room for `len`
+                // bytes and is not touched (nor reallocated) until `finish`; the
+                // count and rval slots are fields of `self`, pinned until the callback.
                 unsafe {
                     ffi::rados_read_op_read(
                         h,
@@ -338,11 +407,16 @@ impl ReadState {
             }
         }
         if want.xattrs || want.omap_header {
+            // SAFETY: `h` is live and unsubmitted; the iterator and rval slots are
+            // fields of `self`, pinned until the callback.
             unsafe { ffi::rados_read_op_getxattrs(h, &mut self.xattrs, &mut self.xattrs_rval) };
         }
         if let Some(q) = &want.omap {
             let start = cstring("omap start_after", &q.start_after)?;
             let prefix = cstring("omap prefix", &q.prefix)?;
+            // SAFETY: `h` is live and unsubmitted; `start` and `prefix` are
+            // nul-terminated and copied in the call; the iterator, `more` and rval
+            // slots are fields of `self`, pinned until the callback.
             unsafe {
                 ffi::rados_read_op_omap_get_vals2(
                     h,
@@ -357,6 +431,9 @@ impl ReadState {
         }
         if let Some(keys) = &want.omap_keys {
             let arr = KeyArrays::new(keys.iter().map(|k| k.as_bytes()));
+            // SAFETY: `h` is live and unsubmitted; both arrays hold `keys.len()`
+            // pointers/lengths of bytes borrowed from `keys`, copied in the call;
+            // the iterator and rval slots are fields of `self`, pinned until the callback.
             unsafe {
                 ffi::rados_read_op_omap_get_vals_by_keys2(
                     h,
@@ -374,6 +451,10 @@ impl ReadState {
 
 impl OpState for ReadState {
     type Output = ReadResult;
+
+    fn prepare(&mut self, max_object_size: u64) -> StoreResult<()> {
+        self.build(max_object_size)
+    }
 
     fn finish(&mut self, ret: c_int, version: u64, max: u64) -> StoreResult<ReadResult> {
         if self.at_version.is_some() && (ret == -libc::ERANGE || ret == -libc::EOVERFLOW) {
@@ -401,7 +482,9 @@ impl OpState for ReadState {
         }
         if self.want.read.is_some() {
             let mut buf = std::mem::take(&mut self.buf);
-            // SAFETY: librados wrote `bytes_read` (at most the capacity) bytes.
+            // SAFETY: if a read was added it succeeded (rvals checked above), so
+            // librados wrote the first `bytes_read` (<= the `len` it was given)
+            // bytes of `buf`'s capacity; else both are 0. Clamped to capacity too.
             unsafe { buf.set_len(self.bytes_read.min(buf.capacity())) };
             out.data = Some(Bytes::from(buf));
         }
@@ -411,6 +494,8 @@ impl OpState for ReadState {
                 let (mut name, mut val): (*const c_char, *const c_char) =
                     (std::ptr::null(), std::ptr::null());
                 let mut len = 0usize;
+                // SAFETY: the op succeeded, so `xattrs` is a live, filled-in
+                // iterator (ended only in `Drop`); the out-pointers are valid locals.
                 let ret = unsafe {
                     ffi::rados_getxattrs_next(self.xattrs, &mut name, &mut val, &mut len)
                 };
@@ -420,10 +505,14 @@ impl OpState for ReadState {
                 if name.is_null() {
                     break;
                 }
+                // SAFETY: `name` (non-null) is the xattr's nul-terminated name,
+                // valid until `rados_getxattrs_end`; copied below.
                 let name = unsafe { CStr::from_ptr(name) };
                 let value = if len == 0 {
                     Bytes::new()
                 } else {
+                    // SAFETY: with `len > 0`, `val` points to `len` bytes valid until
+                    // the next `rados_getxattrs_next`; copied at once.
                     Bytes::copy_from_slice(unsafe {
                         std::slice::from_raw_parts(val.cast::<u8>(), len)
                     })
@@ -439,12 +528,17 @@ impl OpState for ReadState {
             }
         }
         if !self.omap.is_null() {
+            // SAFETY: the op succeeded (all rvals checked), so `omap` is live and
+            // filled in; it is ended only in `Drop`, and we have `&mut self`.
+            let entries = unsafe { omap_entries(self.omap)? };
             out.omap = Some(OmapPage {
-                entries: unsafe { omap_entries(self.omap)? },
+                entries,
                 more: self.omap_more != 0,
             });
         }
         if !self.keys.is_null() {
+            // SAFETY: the op succeeded, so `keys` is live and filled in; it is
+            // ended only in `Drop`, and we have `&mut self`.
             out.omap_keys = Some(unsafe { omap_entries(self.keys)? }.into_iter().collect());
         }
         Ok(out)
@@ -462,21 +556,26 @@ pub(crate) fn submit_read<W>(
     validate_object_name(obj)?;
     let oid = cstring("object name", &obj.name)?;
     let (tx, waiter) = reply();
-    let mut pending = Box::new(Pending {
-        state: ReadState::new(op, at_version),
+    let pending = Box::new(Pending {
+        state: ReadState::new(op, at_version)?,
         io,
         reply: tx,
     });
-    pending.state.build(pending.io.max_object_size)?;
+    // `launch` builds the op (`OpState::prepare`) before it calls `start`.
     let (handle, io_raw) = (pending.state.op, pending.io.raw);
-    launch(pending, |c| unsafe {
-        ffi::rados_aio_read_op_operate(
-            handle,
-            io_raw,
-            c,
-            oid.as_ptr(),
-            ffi::LIBRADOS_OPERATION_NOFLAG,
-        )
+    launch(pending, |c| {
+        // SAFETY: the op handle (built by now), its output slots and the ioctx
+        // are kept alive by the boxed `Pending` until the callback; `oid` is
+        // nul-terminated and copied; `c` is the fresh completion; errors mean not queued.
+        unsafe {
+            ffi::rados_aio_read_op_operate(
+                handle,
+                io_raw,
+                c,
+                oid.as_ptr(),
+                ffi::LIBRADOS_OPERATION_NOFLAG,
+            )
+        }
     })?;
     Ok(waiter)
 }

@@ -69,3 +69,53 @@ impl Principal {
         matches!(self, Principal::User(u) if u == uid)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canned_acls() {
+        use CannedAcl::*;
+        let anon = Principal::Anonymous;
+        let user = Principal::User("bob".into());
+        // (x-amz-acl, acl, a user may read, anyone may read, anyone may write)
+        let cases = [
+            ("private", Private, false, false, false),
+            ("public-read", PublicRead, true, true, false),
+            ("public-read-write", PublicReadWrite, true, true, true),
+            ("authenticated-read", AuthenticatedRead, true, false, false),
+        ];
+        for (name, acl, user_reads, anyone_reads, anyone_writes) in cases {
+            assert_eq!(CannedAcl::parse(name), Some(acl));
+            assert_eq!(acl.as_str(), name);
+            assert_eq!(
+                serde_json::to_string(&acl).expect("json"),
+                format!("\"{name}\"")
+            );
+            assert_eq!(acl.grants_read(&user), user_reads, "{name}");
+            assert_eq!(acl.grants_read(&anon), anyone_reads, "{name}");
+            assert_eq!(acl.grants_write(&user), anyone_writes, "{name}");
+            assert_eq!(acl.grants_write(&anon), anyone_writes, "{name}");
+        }
+        for other in [
+            "",
+            "Private",
+            "bucket-owner-full-control",
+            "log-delivery-write",
+        ] {
+            assert_eq!(CannedAcl::parse(other), None, "{other}");
+        }
+        assert_eq!(CannedAcl::default(), Private);
+    }
+
+    #[test]
+    fn principals() {
+        assert!(Principal::User("a".into()).is("a"));
+        assert!(!Principal::User("a".into()).is("b"));
+        assert!(!Principal::User("a".into()).is(""));
+        // anonymous objects have owner "": still nobody's
+        assert!(!Principal::Anonymous.is(""));
+        assert!(!Principal::Anonymous.is("a"));
+    }
+}

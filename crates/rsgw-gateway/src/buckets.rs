@@ -282,25 +282,135 @@ impl Gateway {
 
 #[cfg(test)]
 mod tests {
-    use super::validate_bucket_name;
+    use super::*;
+    use crate::testutil::{Fixture, OWNER, body, owner, small_opts};
 
+    /// S3's bucket naming rules (the ones radosgw enforces too).
     #[test]
     fn bucket_names() {
-        for ok in ["abc", "my-bucket.2", "a1b", &"a".repeat(63)] {
-            assert!(validate_bucket_name(ok).is_ok(), "{ok}");
+        let ok = [
+            "abc".to_string(),
+            "a1b".into(),
+            "123".into(),
+            "my-bucket.2".into(),
+            "a.b".into(),
+            "a-b".into(),
+            "a--b".into(),
+            "0.0.0".into(),
+            "1.2.3.4.5".into(),
+            "192.168.1.1a".into(),
+            "a".repeat(63),
+        ];
+        for name in &ok {
+            assert!(validate_bucket_name(name).is_ok(), "{name}");
         }
-        for bad in [
-            "ab",
-            "Abc",
-            "a_b",
-            "-ab",
-            "ab-",
-            "a..b",
-            "192.168.1.1",
-            &"a".repeat(64),
-            "a b",
-        ] {
-            assert!(validate_bucket_name(bad).is_err(), "{bad}");
+        let bad = [
+            // length
+            "".to_string(),
+            "a".into(),
+            "ab".into(),
+            "a".repeat(64),
+            // characters
+            "Abc".into(),
+            "abC".into(),
+            "a_b".into(),
+            "a b".into(),
+            "a/b".into(),
+            "a:b".into(),
+            "abé".into(),
+            "ab\0".into(),
+            // first and last characters
+            "-ab".into(),
+            "ab-".into(),
+            ".ab".into(),
+            "ab.".into(),
+            // adjacent periods
+            "a..b".into(),
+            // IPv4 addresses
+            "192.168.1.1".into(),
+            "1.2.3.4".into(),
+            "255.255.255.255".into(),
+        ];
+        for name in &bad {
+            assert!(
+                matches!(
+                    validate_bucket_name(name),
+                    Err(GatewayError::InvalidBucketName(..))
+                ),
+                "{name:?}"
+            );
         }
+    }
+
+    /// Creating, re-creating and deleting buckets, as S3 answers them.
+    #[tokio::test]
+    async fn bucket_lifecycle() {
+        let f = Fixture::new(small_opts()).await;
+        let first =
+            f.gw.create_bucket(OWNER, "life", CannedAcl::Private)
+                .await
+                .expect("create");
+        assert_eq!(first.owner, OWNER);
+        assert_eq!(first.name, "life");
+        assert!(matches!(
+            f.gw.create_bucket(OWNER, "life", CannedAcl::Private).await,
+            Err(GatewayError::BucketAlreadyOwnedByYou)
+        ));
+        assert!(matches!(
+            f.gw.create_bucket("bob", "life", CannedAcl::Private).await,
+            Err(GatewayError::BucketAlreadyExists)
+        ));
+        assert!(matches!(
+            f.gw.create_bucket(OWNER, "Life", CannedAcl::Private).await,
+            Err(GatewayError::InvalidBucketName(..))
+        ));
+        assert_eq!(f.gw.user_buckets(OWNER).await.expect("buckets"), ["life"]);
+        assert!(f.gw.user_buckets("bob").await.expect("buckets").is_empty());
+
+        f.gw.put_object(&owner(), "life", "k", Default::default(), body(b"x", 1))
+            .await
+            .expect("put");
+        let bob = Principal::User("bob".into());
+        type Check = fn(&GatewayResult<()>) -> bool;
+        let cases: &[(&str, &Principal, Check)] = &[
+            ("another user", &bob, |r| {
+                matches!(r, Err(GatewayError::AccessDenied))
+            }),
+            ("anonymous", &Principal::Anonymous, |r| {
+                matches!(r, Err(GatewayError::AccessDenied))
+            }),
+            ("owner, not empty", &owner(), |r| {
+                matches!(r, Err(GatewayError::BucketNotEmpty))
+            }),
+        ];
+        for (what, who, want) in cases {
+            let r = f.gw.delete_bucket(who, "life").await;
+            assert!(want(&r), "{what}: {:?}", r.err());
+        }
+        f.gw.delete_object(&owner(), "life", "k")
+            .await
+            .expect("delete object");
+        f.gw.delete_bucket(&owner(), "life").await.expect("delete");
+        assert!(matches!(
+            f.gw.bucket_info("life").await,
+            Err(GatewayError::NoSuchBucket)
+        ));
+        assert!(matches!(
+            f.gw.delete_bucket(&owner(), "life").await,
+            Err(GatewayError::NoSuchBucket)
+        ));
+        assert!(f.gw.user_buckets(OWNER).await.expect("buckets").is_empty());
+
+        // a bucket made again under the same name is a new one: another
+        // id, no object of the old one
+        let again =
+            f.gw.create_bucket("bob", "life", CannedAcl::Private)
+                .await
+                .expect("create again");
+        assert_ne!(again.id, first.id);
+        assert!(matches!(
+            f.gw.get_object(&bob, "life", "k", Default::default()).await,
+            Err(GatewayError::NoSuchKey)
+        ));
     }
 }

@@ -35,3 +35,37 @@ pub(crate) fn now_secs() -> f64 {
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    /// Bucket ids and write tags: 16 lowercase hex digits, never repeated
+    /// (a repeat would make two writes share stripes).
+    #[test]
+    fn unique_ids_are_16_hex_digits_and_distinct() {
+        let ids: Vec<String> = (0..10_000).map(|_| unique_id()).collect();
+        for id in &ids {
+            assert_eq!(id.len(), 16, "{id}");
+            assert!(
+                id.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+                "{id}"
+            );
+        }
+        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+    }
+
+    #[test]
+    fn random_bytes_have_the_asked_length_and_vary() {
+        for n in [0, 1, 20, 40] {
+            assert_eq!(random_bytes(n).expect("urandom").len(), n);
+        }
+        assert_ne!(
+            random_bytes(32).expect("urandom"),
+            random_bytes(32).expect("urandom")
+        );
+    }
+}

@@ -17,6 +17,8 @@ mod layout;
 mod list;
 mod multipart;
 mod objects;
+#[cfg(test)]
+mod testutil;
 mod users;
 
 use std::sync::Arc;

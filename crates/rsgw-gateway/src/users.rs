@@ -257,3 +257,131 @@ impl Gateway {
             .unwrap_or_else(|_| uid.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{Fixture, small_opts};
+
+    #[test]
+    fn user_ids() {
+        let long = "u".repeat(255);
+        for ok in ["a", "alice", "Alice Smith", "tenant$user", "ü", &long] {
+            assert!(validate_uid(ok).is_ok(), "{ok:?}");
+        }
+        let too_long = "u".repeat(256);
+        for bad in ["", "a/b", "/", "a\nb", "a\0b", "\t", &too_long] {
+            assert!(validate_uid(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn given_key_pairs() {
+        let max = "K".repeat(128);
+        let over = "K".repeat(129);
+        // (access key, secret key, accepted)
+        let cases: &[(&str, &str, bool)] = &[
+            ("AKIA0", "secret", true),
+            ("a!#$%&'()*+,-./:;<=>?@[]^_`{|}~", "s", true),
+            (&max, &max, true),
+            ("", "secret", false),
+            ("AKIA0", "", false),
+            (&over, "secret", false),
+            ("AKIA0", &over, false),
+            ("AK IA", "secret", false),
+            ("AKIA0", "sec ret", false),
+            ("AKIÄ", "secret", false),
+            ("AKIA0", "secret\n", false),
+        ];
+        for &(access, secret, ok) in cases {
+            assert_eq!(
+                validate_key_pair(access, secret).is_ok(),
+                ok,
+                "{access:?} {secret:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn generated_strings_keep_to_their_alphabet() {
+        for (alphabet, len) in [(ALNUM_UPPER, 20), (ALNUM, 40)] {
+            let s = random_string(alphabet, len).expect("random");
+            assert_eq!(s.len(), len);
+            assert!(s.bytes().all(|b| alphabet.contains(&b)), "{s}");
+        }
+    }
+
+    /// Users and keys: creation, lookup, removal, and the refusals.
+    #[tokio::test]
+    async fn users_and_keys() {
+        let f = Fixture::new(small_opts()).await;
+        let u =
+            f.gw.create_user("alice", "Alice", Some(("AK1".into(), "SK1".into())))
+                .await
+                .expect("create");
+        assert_eq!(u.keys.len(), 1);
+        assert_eq!(
+            f.gw.lookup_key("AK1").await.expect("lookup"),
+            ("alice".to_string(), "SK1".to_string())
+        );
+        assert!(matches!(
+            f.gw.create_user("alice", "Again", None).await,
+            Err(GatewayError::UserExists(..))
+        ));
+        // a taken access key leaves no user behind
+        assert!(matches!(
+            f.gw.create_user("bob", "Bob", Some(("AK1".into(), "x".into())))
+                .await,
+            Err(GatewayError::KeyExists(..))
+        ));
+        assert!(matches!(
+            f.gw.user_info("bob").await,
+            Err(GatewayError::NoSuchUser(..))
+        ));
+        let generated = f.gw.create_key("alice", None).await.expect("create key");
+        let k = &generated.keys[1];
+        assert_eq!(k.access_key.len(), 20);
+        assert_eq!(k.secret_key.len(), 40);
+        assert_eq!(
+            f.gw.lookup_key(&k.access_key).await.expect("lookup"),
+            ("alice".to_string(), k.secret_key.clone())
+        );
+        // unknown and unnameable keys are refused alike
+        for unknown in ["AK2", "", "a\0b", &"K".repeat(300)] {
+            assert!(
+                matches!(
+                    f.gw.lookup_key(unknown).await,
+                    Err(GatewayError::AccessDenied)
+                ),
+                "{unknown:?}"
+            );
+        }
+        let left = f.gw.remove_key("AK1").await.expect("remove key");
+        assert_eq!(left.keys.len(), 1);
+        assert!(matches!(
+            f.gw.lookup_key("AK1").await,
+            Err(GatewayError::AccessDenied)
+        ));
+        // a user with buckets stays
+        f.gw.create_bucket("alice", "abucket", crate::CannedAcl::Private)
+            .await
+            .expect("bucket");
+        assert!(matches!(
+            f.gw.remove_user("alice").await,
+            Err(GatewayError::UserHasBuckets(..))
+        ));
+        f.gw.delete_bucket(&crate::Principal::User("alice".into()), "abucket")
+            .await
+            .expect("delete bucket");
+        f.gw.remove_user("alice").await.expect("remove user");
+        assert!(matches!(
+            f.gw.lookup_key(&k.access_key).await,
+            Err(GatewayError::AccessDenied)
+        ));
+        assert!(matches!(
+            f.gw.user_info("alice").await,
+            Err(GatewayError::NoSuchUser(..))
+        ));
+        assert_eq!(f.gw.display_name("alice").await, "alice");
+    }
+}

@@ -1,0 +1,144 @@
+//! What the unit tests share: a gateway on the embedded backend in a
+//! temporary directory (no server), bodies, and store probes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use rsgw_store::{NamespaceFilter, ObjectId, ReadOp, StoreError};
+use rsgw_store_local::{LocalOptions, LocalStore};
+
+use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Principal, layout};
+
+/// The user that owns the fixture's bucket.
+pub(crate) const OWNER: &str = "alice";
+
+/// A gateway on a fresh embedded store; the directory lives as long as it.
+pub(crate) struct Fixture {
+    pub(crate) gw: Gateway,
+    _dir: tempfile::TempDir,
+}
+
+/// Small sizes, so that a few bytes already make heads, tails and stripes:
+/// 8-byte heads, 4-byte stripes, 5-byte minimum parts.
+pub(crate) fn small_opts() -> GatewayOptions {
+    GatewayOptions {
+        chunk_size: 8,
+        stripe_size: 4,
+        max_put_size: 1 << 20,
+        min_part_size: 5,
+        metadata_cache_ttl: Duration::from_secs(5),
+        gc_min_age: Duration::from_secs(3600),
+    }
+}
+
+impl Fixture {
+    /// A gateway with `opts` on an empty store, its pools created.
+    pub(crate) async fn new(opts: GatewayOptions) -> Fixture {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let store = LocalStore::open(LocalOptions::new(dir.path())).expect("embedded store");
+        let gw = Gateway::new(Arc::new(store), opts);
+        gw.init().await.expect("pools");
+        Fixture { gw, _dir: dir }
+    }
+
+    /// As [`Fixture::new`], with bucket `bucket` owned by [`OWNER`]; returns
+    /// the bucket's id too.
+    pub(crate) async fn with_bucket(opts: GatewayOptions, bucket: &str) -> (Fixture, String) {
+        let f = Fixture::new(opts).await;
+        let info =
+            f.gw.create_bucket(OWNER, bucket, crate::CannedAcl::Private)
+                .await
+                .expect("create bucket");
+        (f, info.id)
+    }
+
+    /// Whether the object exists on the store.
+    pub(crate) async fn exists(&self, id: &ObjectId) -> bool {
+        match self.gw.store.read(id, ReadOp::new().stat()).await {
+            Ok(_) => true,
+            Err(StoreError::NotFound) => false,
+            Err(e) => panic!("stat {id:?}: {e}"),
+        }
+    }
+
+    /// The data of an object on the store.
+    pub(crate) async fn data(&self, id: &ObjectId) -> Bytes {
+        self.gw
+            .store
+            .read(id, ReadOp::new().read(0, 1 << 20))
+            .await
+            .unwrap_or_else(|e| panic!("read {id:?}: {e}"))
+            .data
+            .unwrap_or_default()
+    }
+
+    /// Names of every object in the data pool, sorted.
+    pub(crate) async fn data_objects(&self) -> Vec<String> {
+        let mut lister = self
+            .gw
+            .store
+            .list_objects(layout::DATA, NamespaceFilter::All)
+            .await
+            .expect("list data pool");
+        let mut names = Vec::new();
+        loop {
+            let page = lister.next_page(1000).await.expect("list page");
+            if page.is_empty() {
+                names.sort();
+                return names;
+            }
+            names.extend(page.into_iter().map(|e| e.name));
+        }
+    }
+
+    /// The tags the GC log holds, in order.
+    pub(crate) async fn gc_tags(&self) -> Vec<String> {
+        match self
+            .gw
+            .store
+            .read(&layout::gc_log(), ReadOp::new().omap("", "", 1000))
+            .await
+        {
+            Ok(r) => r
+                .omap
+                .unwrap_or_default()
+                .entries
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect(),
+            Err(StoreError::NotFound) => Vec::new(),
+            Err(e) => panic!("read GC log: {e}"),
+        }
+    }
+}
+
+/// The owner as a principal.
+pub(crate) fn owner() -> Principal {
+    Principal::User(OWNER.into())
+}
+
+/// `data` as a body arriving in pieces of `piece` bytes.
+pub(crate) fn body(data: &[u8], piece: usize) -> BodyStream {
+    let pieces: Vec<GatewayResult<Bytes>> = data
+        .chunks(piece.max(1))
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    Box::pin(futures::stream::iter(pieces))
+}
+
+/// Everything a body yields.
+pub(crate) async fn collect(mut body: BodyStream) -> GatewayResult<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(piece) = body.next().await {
+        out.extend_from_slice(&piece?);
+    }
+    Ok(out)
+}
+
+/// `n` bytes that differ from one position to the next (a misplaced slice
+/// shows).
+pub(crate) fn pattern(n: usize) -> Vec<u8> {
+    (0..n).map(|i| b'a' + (i % 26) as u8).collect()
+}

@@ -862,70 +862,6 @@ fn check_put_conditions(p: &PutParams, cur: Option<&ObjectMeta>) -> GatewayResul
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges() {
-        let r = |first, last| resolve_range(RangeSpec::Int { first, last }, 100);
-        assert_eq!(r(0, Some(9)).ok(), Some((0, 10)));
-        assert_eq!(r(90, None).ok(), Some((90, 100)));
-        assert_eq!(r(90, Some(500)).ok(), Some((90, 100)));
-        assert!(r(100, None).is_err());
-        assert_eq!(
-            resolve_range(RangeSpec::Suffix { length: 10 }, 100).ok(),
-            Some((90, 100))
-        );
-        assert_eq!(
-            resolve_range(RangeSpec::Suffix { length: 500 }, 100).ok(),
-            Some((0, 100))
-        );
-        assert!(resolve_range(RangeSpec::Suffix { length: 0 }, 100).is_err());
-    }
-
-    #[test]
-    fn conditions_follow_rfc7232_order() {
-        let meta = ObjectMeta {
-            etag: "abc".into(),
-            mtime: 1000.0,
-            ..Default::default()
-        };
-        let t = |s| Some(SystemTime::UNIX_EPOCH + Duration::from_secs(s));
-        let p = |f: &dyn Fn(&mut GetParams)| {
-            let mut p = GetParams::default();
-            f(&mut p);
-            check_conditions(&p, &meta)
-        };
-        assert!(p(&|p| p.if_match = Some(vec!["\"abc\"".into()])).is_ok());
-        assert!(matches!(
-            p(&|p| p.if_match = Some(vec!["x".into()])),
-            Err(GatewayError::PreconditionFailed)
-        ));
-        // If-Match that holds overrides a failing If-Unmodified-Since
-        assert!(
-            p(&|p| {
-                p.if_match = Some(vec!["abc".into()]);
-                p.if_unmodified_since = t(10);
-            })
-            .is_ok()
-        );
-        assert!(matches!(
-            p(&|p| p.if_unmodified_since = t(10)),
-            Err(GatewayError::PreconditionFailed)
-        ));
-        assert!(matches!(
-            p(&|p| p.if_none_match = Some(vec!["*".into()])),
-            Err(GatewayError::NotModified)
-        ));
-        assert!(matches!(
-            p(&|p| p.if_modified_since = t(2000)),
-            Err(GatewayError::NotModified)
-        ));
-        assert!(p(&|p| p.if_modified_since = t(10)).is_ok());
-    }
-}
-
 /// How CopyObject treats the destination's metadata.
 #[derive(Debug, Clone)]
 pub enum CopyMetadata {
@@ -997,5 +933,938 @@ impl Gateway {
             .unwrap_or_else(|| Box::pin(futures::stream::empty()));
         self.put_object(who, dst_bucket, dst_key, params, body)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{Fixture, body, collect, owner, pattern, small_opts};
+
+    fn at(secs: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn ranges_resolve_as_rfc7233_says() {
+        use RangeSpec::{Int, Suffix};
+        let int = |first, last| Int { first, last };
+        // (size, range, served bytes start..end or None for 416)
+        type Case = (u64, RangeSpec, Option<(u64, u64)>);
+        let cases: &[Case] = &[
+            (100, int(0, Some(0)), Some((0, 1))),
+            (100, int(0, Some(9)), Some((0, 10))),
+            (100, int(0, None), Some((0, 100))),
+            (100, int(99, Some(99)), Some((99, 100))),
+            (100, int(90, None), Some((90, 100))),
+            // a last byte past the end is cut to the end
+            (100, int(90, Some(500)), Some((90, 100))),
+            (100, int(0, Some(u64::MAX)), Some((0, 100))),
+            // a first byte at or past the end cannot be satisfied
+            (100, int(100, None), None),
+            (100, int(100, Some(200)), None),
+            (100, int(u64::MAX, Some(u64::MAX)), None),
+            (100, Suffix { length: 1 }, Some((99, 100))),
+            (100, Suffix { length: 10 }, Some((90, 100))),
+            (100, Suffix { length: 100 }, Some((0, 100))),
+            // a suffix longer than the object is the whole object
+            (100, Suffix { length: 500 }, Some((0, 100))),
+            (100, Suffix { length: u64::MAX }, Some((0, 100))),
+            (100, Suffix { length: 0 }, None),
+            (1, int(0, Some(0)), Some((0, 1))),
+            (1, int(0, None), Some((0, 1))),
+            (1, int(1, None), None),
+            (1, Suffix { length: 1 }, Some((0, 1))),
+            // nothing of an empty object can be addressed by position
+            (0, int(0, None), None),
+            (0, int(0, Some(0)), None),
+        ];
+        for &(size, spec, want) in cases {
+            match (resolve_range(spec, size), want) {
+                (Ok(got), Some(want)) => assert_eq!(got, want, "{spec:?} of {size}"),
+                (Err(e), None) => {
+                    assert!(
+                        matches!(e, GatewayError::InvalidRange),
+                        "{spec:?} of {size}: {e}"
+                    )
+                }
+                (got, want) => panic!("{spec:?} of {size}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Want {
+        Serve,
+        /// 412 Precondition Failed.
+        Failed,
+        /// 304 Not Modified.
+        NotModified,
+    }
+
+    fn outcome(r: GatewayResult<()>) -> Want {
+        match r {
+            Ok(()) => Want::Serve,
+            Err(GatewayError::PreconditionFailed) => Want::Failed,
+            Err(GatewayError::NotModified) => Want::NotModified,
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+
+    /// GET/HEAD conditions: RFC 7232 section 6's order, which is also what
+    /// S3 documents for the combinations (If-Match true beats a false
+    /// If-Unmodified-Since; If-None-Match beats If-Modified-Since).
+    #[test]
+    fn get_conditions_follow_rfc7232_order() {
+        use Want::*;
+        let meta = ObjectMeta {
+            etag: "abc".into(),
+            // Last-Modified shows whole seconds: 1000
+            mtime: 1000.5,
+            ..Default::default()
+        };
+        type Case<'a> = (
+            &'a str,
+            Option<&'a [&'a str]>,
+            Option<&'a [&'a str]>,
+            Option<u64>,
+            Option<u64>,
+            Want,
+        );
+        // (what, If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since, outcome)
+        let cases: &[Case] = &[
+            ("no condition", None, None, None, None, Serve),
+            ("If-Match bare", Some(&["abc"]), None, None, None, Serve),
+            (
+                "If-Match quoted",
+                Some(&["\"abc\""]),
+                None,
+                None,
+                None,
+                Serve,
+            ),
+            ("If-Match *", Some(&["*"]), None, None, None, Serve),
+            ("If-Match other", Some(&["abd"]), None, None, None, Failed),
+            ("If-Match prefix", Some(&["ab"]), None, None, None, Failed),
+            (
+                "If-Match list",
+                Some(&["x", "\"abc\""]),
+                None,
+                None,
+                None,
+                Serve,
+            ),
+            (
+                "If-Match list, none",
+                Some(&["x", "y"]),
+                None,
+                None,
+                None,
+                Failed,
+            ),
+            (
+                "If-Unmodified-Since before",
+                None,
+                None,
+                None,
+                Some(999),
+                Failed,
+            ),
+            (
+                "If-Unmodified-Since same second",
+                None,
+                None,
+                None,
+                Some(1000),
+                Serve,
+            ),
+            (
+                "If-Unmodified-Since after",
+                None,
+                None,
+                None,
+                Some(2000),
+                Serve,
+            ),
+            (
+                "If-Match true overrides If-Unmodified-Since false",
+                Some(&["abc"]),
+                None,
+                None,
+                Some(10),
+                Serve,
+            ),
+            (
+                "If-Match false, If-Unmodified-Since true",
+                Some(&["x"]),
+                None,
+                None,
+                Some(2000),
+                Failed,
+            ),
+            (
+                "If-None-Match bare",
+                None,
+                Some(&["abc"]),
+                None,
+                None,
+                NotModified,
+            ),
+            (
+                "If-None-Match quoted",
+                None,
+                Some(&["\"abc\""]),
+                None,
+                None,
+                NotModified,
+            ),
+            (
+                "If-None-Match weak",
+                None,
+                Some(&["W/\"abc\""]),
+                None,
+                None,
+                NotModified,
+            ),
+            (
+                "If-None-Match *",
+                None,
+                Some(&["*"]),
+                None,
+                None,
+                NotModified,
+            ),
+            ("If-None-Match other", None, Some(&["x"]), None, None, Serve),
+            (
+                "If-Modified-Since after",
+                None,
+                None,
+                Some(2000),
+                None,
+                NotModified,
+            ),
+            (
+                "If-Modified-Since same second",
+                None,
+                None,
+                Some(1000),
+                None,
+                NotModified,
+            ),
+            (
+                "If-Modified-Since before",
+                None,
+                None,
+                Some(999),
+                None,
+                Serve,
+            ),
+            (
+                "If-None-Match false makes If-Modified-Since ignored",
+                None,
+                Some(&["x"]),
+                Some(2000),
+                None,
+                Serve,
+            ),
+            (
+                "If-None-Match true, If-Modified-Since true",
+                None,
+                Some(&["abc"]),
+                Some(10),
+                None,
+                NotModified,
+            ),
+            (
+                "If-Match true, If-None-Match true",
+                Some(&["abc"]),
+                Some(&["abc"]),
+                None,
+                None,
+                NotModified,
+            ),
+            (
+                "412 before 304",
+                Some(&["x"]),
+                Some(&["abc"]),
+                None,
+                None,
+                Failed,
+            ),
+            (
+                "If-Unmodified-Since false before If-Modified-Since",
+                None,
+                None,
+                Some(2000),
+                Some(10),
+                Failed,
+            ),
+            (
+                "If-Match true, If-Modified-Since false",
+                Some(&["abc"]),
+                None,
+                Some(2000),
+                None,
+                NotModified,
+            ),
+        ];
+        let list = |l: Option<&[&str]>| l.map(|l| l.iter().map(|s| s.to_string()).collect());
+        for &(what, im, inm, ims, ius, want) in cases {
+            let p = GetParams {
+                if_match: list(im),
+                if_none_match: list(inm),
+                if_modified_since: ims.map(at),
+                if_unmodified_since: ius.map(at),
+                ..Default::default()
+            };
+            assert_eq!(outcome(check_conditions(&p, &meta)), want, "{what}");
+        }
+        // a multipart ETag is compared whole
+        let mp = ObjectMeta {
+            etag: "0123abcd-2".into(),
+            ..meta.clone()
+        };
+        let p = |e: &str| GetParams {
+            if_match: Some(vec![e.into()]),
+            ..Default::default()
+        };
+        assert_eq!(outcome(check_conditions(&p("\"0123abcd-2\""), &mp)), Serve);
+        assert_eq!(outcome(check_conditions(&p("0123abcd"), &mp)), Failed);
+    }
+
+    /// PUT conditions (S3 conditional writes): If-None-Match: * creates
+    /// only; If-Match overwrites only that ETag.
+    #[test]
+    fn put_conditions() {
+        use Want::*;
+        let cur = ObjectMeta {
+            etag: "abc".into(),
+            ..Default::default()
+        };
+        // (what, If-Match, If-None-Match: *, object exists, outcome)
+        let cases: &[(&str, Option<&str>, bool, bool, Want)] = &[
+            ("none, new", None, false, false, Serve),
+            ("none, existing", None, false, true, Serve),
+            ("If-None-Match *, new", None, true, false, Serve),
+            ("If-None-Match *, existing", None, true, true, Failed),
+            ("If-Match same", Some("abc"), false, true, Serve),
+            ("If-Match same quoted", Some("\"abc\""), false, true, Serve),
+            ("If-Match *, existing", Some("*"), false, true, Serve),
+            ("If-Match other", Some("abd"), false, true, Failed),
+            // radosgw answers 412 here, as RFC 7232 says; AWS answers 404
+            ("If-Match, new", Some("abc"), false, false, Failed),
+            ("If-Match *, new", Some("*"), false, false, Failed),
+            ("both, existing", Some("abc"), true, true, Failed),
+        ];
+        for &(what, im, inm, exists, want) in cases {
+            let p = PutParams {
+                if_match: im.map(String::from),
+                if_none_match_any: inm,
+                ..Default::default()
+            };
+            let got = check_put_conditions(&p, exists.then_some(&cur));
+            assert_eq!(outcome(got), want, "{what}");
+        }
+    }
+
+    /// Object keys: 1 to 1024 bytes of UTF-8 (bytes, not characters), no NUL.
+    #[test]
+    fn key_validation() {
+        let ok = [
+            "a".to_string(),
+            "a/b/c".into(),
+            "/leading/slash".into(),
+            "trailing/".into(),
+            "../../etc/passwd".into(),
+            " ".into(),
+            "with\nnewline".into(),
+            "ключ/キー/🔑".into(),
+            "\u{10FFFF}".into(),
+            "a".repeat(1024),
+            "é".repeat(512),
+        ];
+        for k in &ok {
+            assert!(validate_key(k).is_ok(), "{k:?} ({} bytes)", k.len());
+        }
+        let bad = [
+            String::new(),
+            "a".repeat(1025),
+            // 513 characters, 1026 bytes
+            "é".repeat(513),
+            "a\0b".into(),
+            "\0".into(),
+        ];
+        for k in &bad {
+            assert!(
+                // the variant may be split (InvalidKey, KeyTooLong, ...):
+                // any refusal that is not the store's
+                matches!(validate_key(k), Err(e) if !matches!(e, GatewayError::Store(_))),
+                "{:?} ({} bytes)",
+                k.get(..20),
+                k.len()
+            );
+        }
+    }
+
+    #[test]
+    fn tail_stripe_counts() {
+        // (size, stripe size, stripes)
+        let cases = [
+            (0, 4, 0),
+            (1, 4, 1),
+            (3, 4, 1),
+            (4, 4, 1),
+            (5, 4, 2),
+            (8, 4, 2),
+            (9, 4, 3),
+            (4 << 20, 4 << 20, 1),
+            ((4 << 20) + 1, 4 << 20, 2),
+            // a zero stripe size is read as 1 (no division by zero)
+            (5, 0, 5),
+        ];
+        for (size, stripe_size, want) in cases {
+            let t = Tail {
+                tag: "t".into(),
+                size,
+                stripe_size,
+            };
+            assert_eq!(
+                t.stripes(),
+                want,
+                "{size} bytes in stripes of {stripe_size}"
+            );
+        }
+    }
+
+    #[test]
+    fn modified_is_mtime_as_a_time() {
+        let m = |mtime| ObjectMeta {
+            mtime,
+            ..Default::default()
+        };
+        assert_eq!(m(1000.0).modified(), at(1000));
+        assert_eq!(m(1000.5).modified(), at(1000) + Duration::from_millis(500));
+        assert_eq!(m(-5.0).modified(), SystemTime::UNIX_EPOCH);
+    }
+
+    fn md5_hex(data: &[u8]) -> String {
+        hex::encode(Md5::digest(data))
+    }
+
+    /// A PUT keeps its first `chunk_size` bytes in the head and the rest in
+    /// `stripe_size` stripes of one tail named by the write's tag, however
+    /// the body arrives; the object reads back whole.
+    #[tokio::test]
+    async fn put_splits_into_head_and_stripes() {
+        // chunk 8, stripe 4
+        let (f, id) = Fixture::with_bucket(small_opts(), "split").await;
+        // (size, head bytes, stripes)
+        let cases: [(usize, u64, u64); 10] = [
+            (0, 0, 0),
+            (1, 1, 0),
+            (7, 7, 0),
+            (8, 8, 0),
+            (9, 8, 1),
+            (12, 8, 1),
+            (13, 8, 2),
+            (16, 8, 2),
+            (17, 8, 3),
+            (21, 8, 4),
+        ];
+        for (size, head_len, stripes) in cases {
+            for piece in [1, 3, 5, 8, 64] {
+                let what = format!("{size} bytes in pieces of {piece}");
+                let key = format!("k{size}-{piece}");
+                let data = pattern(size);
+                let meta =
+                    f.gw.put_object(
+                        &owner(),
+                        "split",
+                        &key,
+                        PutParams::default(),
+                        body(&data, piece),
+                    )
+                    .await
+                    .expect("put")
+                    .meta;
+                assert_eq!(meta.size, size as u64, "{what}");
+                assert_eq!(meta.etag, md5_hex(&data), "{what}");
+                assert_eq!(meta.head_len, head_len, "{what}");
+                let want_tails = if stripes == 0 {
+                    vec![]
+                } else {
+                    vec![Tail {
+                        tag: meta.tag.clone(),
+                        size: size as u64 - head_len,
+                        stripe_size: 4,
+                    }]
+                };
+                assert_eq!(meta.tails, want_tails, "{what}");
+                let head = f.data(&layout::head(&id, &key)).await;
+                assert_eq!(&head[..], &data[..head_len as usize], "{what}: head");
+                for n in 0..stripes {
+                    let from = 8 + 4 * n as usize;
+                    let to = (from + 4).min(size);
+                    let got = f.data(&layout::stripe(&id, &meta.tag, n)).await;
+                    assert_eq!(&got[..], &data[from..to], "{what}: stripe {n}");
+                }
+                assert!(
+                    !f.exists(&layout::stripe(&id, &meta.tag, stripes)).await,
+                    "{what}: one stripe too many"
+                );
+                let got =
+                    f.gw.get_object(&owner(), "split", &key, GetParams::default())
+                        .await
+                        .expect("get");
+                // the stored mtime went through JSON: equal to the microsecond
+                assert!((got.meta.mtime - meta.mtime).abs() < 1e-6, "{what}");
+                let stored = ObjectMeta {
+                    mtime: meta.mtime,
+                    ..got.meta
+                };
+                assert_eq!(stored, meta, "{what}");
+                assert_eq!(got.range, None, "{what}");
+                let read = collect(got.body.expect("body")).await.expect("read");
+                assert_eq!(read, data, "{what}");
+            }
+        }
+        // the writes' GC log entries are all gone
+        assert_eq!(f.gc_tags().await, Vec::<String>::new());
+    }
+
+    /// Ranged GETs read the head's part and only the stripes they overlap.
+    #[tokio::test]
+    async fn ranged_reads_cross_head_and_stripe_boundaries() {
+        use RangeSpec::{Int, Suffix};
+        let (f, _) = Fixture::with_bucket(small_opts(), "ranges").await;
+        // head 0..8, stripes 8..12, 12..16, 16..20, 20..21
+        let data = pattern(21);
+        f.gw.put_object(
+            &owner(),
+            "ranges",
+            "k",
+            PutParams::default(),
+            body(&data, 7),
+        )
+        .await
+        .expect("put");
+        let int = |first, last| Int { first, last };
+        let cases: &[(RangeSpec, Option<(u64, u64)>)] = &[
+            (int(0, Some(0)), Some((0, 1))),
+            (int(0, Some(7)), Some((0, 8))),
+            (int(7, Some(8)), Some((7, 9))),
+            (int(8, Some(11)), Some((8, 12))),
+            (int(9, Some(9)), Some((9, 10))),
+            (int(11, Some(12)), Some((11, 13))),
+            (int(10, Some(17)), Some((10, 18))),
+            (int(3, Some(19)), Some((3, 20))),
+            (int(20, None), Some((20, 21))),
+            (int(5, Some(1000)), Some((5, 21))),
+            (Suffix { length: 1 }, Some((20, 21))),
+            (Suffix { length: 13 }, Some((8, 21))),
+            (Suffix { length: 100 }, Some((0, 21))),
+            (int(21, None), None),
+            (Suffix { length: 0 }, None),
+        ];
+        for &(spec, want) in cases {
+            for head_only in [false, true] {
+                let got =
+                    f.gw.get_object(
+                        &owner(),
+                        "ranges",
+                        "k",
+                        GetParams {
+                            range: Some(spec),
+                            head_only,
+                            ..Default::default()
+                        },
+                    )
+                    .await;
+                match (got, want) {
+                    (Ok(got), Some((start, end))) => {
+                        assert_eq!(got.range, Some((start, end)), "{spec:?}");
+                        if head_only {
+                            assert!(got.body.is_none(), "HEAD {spec:?}");
+                        } else {
+                            let read = collect(got.body.expect("body")).await.expect("read");
+                            assert_eq!(read, &data[start as usize..end as usize], "{spec:?}");
+                        }
+                    }
+                    (Err(e), None) => {
+                        assert!(matches!(e, GatewayError::InvalidRange), "{spec:?}: {e}")
+                    }
+                    (Ok(got), None) => panic!("{spec:?}: served {:?}", got.range),
+                    (Err(e), Some(_)) => panic!("{spec:?}: {e}"),
+                }
+            }
+        }
+    }
+
+    /// What an overwrite or a delete replaces is removed at once: no stripe
+    /// and no GC log entry stays behind.
+    #[tokio::test]
+    async fn overwrite_and_delete_leave_nothing_behind() {
+        let (f, id) = Fixture::with_bucket(small_opts(), "over").await;
+        let put = |data: Vec<u8>| {
+            let gw = f.gw.clone();
+            async move {
+                gw.put_object(&owner(), "over", "k", PutParams::default(), body(&data, 4))
+                    .await
+                    .expect("put")
+                    .meta
+            }
+        };
+        let head = format!("{id}/k");
+        let first = put(pattern(21)).await;
+        let stripes = |tag: &str, n: u64| -> Vec<String> {
+            (0..n).map(|i| format!("{id}.{tag}.{i}")).collect()
+        };
+        let mut want = vec![head.clone()];
+        want.extend(stripes(&first.tag, 4));
+        want.sort();
+        assert_eq!(f.data_objects().await, want);
+
+        // larger, smaller, same size: only the new version's objects remain
+        for size in [30, 3, 3, 13] {
+            let data = pattern(size);
+            let meta = put(data.clone()).await;
+            let mut want = vec![head.clone()];
+            want.extend(stripes(
+                &meta.tag,
+                meta.tails.first().map_or(0, Tail::stripes),
+            ));
+            want.sort();
+            assert_eq!(
+                f.data_objects().await,
+                want,
+                "after a {size}-byte overwrite"
+            );
+            assert_eq!(f.gc_tags().await, Vec::<String>::new(), "{size}");
+            let got =
+                f.gw.get_object(&owner(), "over", "k", GetParams::default())
+                    .await
+                    .expect("get");
+            assert_eq!(collect(got.body.expect("body")).await.expect("read"), data);
+        }
+
+        f.gw.delete_object(&owner(), "over", "k")
+            .await
+            .expect("delete");
+        assert_eq!(f.data_objects().await, Vec::<String>::new());
+        assert_eq!(f.gc_tags().await, Vec::<String>::new());
+        assert!(matches!(
+            f.gw.get_object(&owner(), "over", "k", GetParams::default())
+                .await,
+            Err(GatewayError::NoSuchKey)
+        ));
+        let listed =
+            f.gw.list_objects(
+                &owner(),
+                "over",
+                &crate::ListParams {
+                    max_keys: 1000,
+                    ..Default::default()
+                },
+            )
+            .await
+            .expect("list");
+        assert!(listed.entries.is_empty());
+        // deleting what is gone succeeds (S3 answers 204 either way)
+        f.gw.delete_object(&owner(), "over", "k")
+            .await
+            .expect("delete again");
+    }
+
+    /// A PUT that fails leaves the previous version whole and nothing of
+    /// its own: no stripe, no GC log entry.
+    #[tokio::test]
+    async fn failed_puts_leave_the_old_version_and_nothing_else() {
+        let opts = crate::GatewayOptions {
+            max_put_size: 24,
+            ..small_opts()
+        };
+        let (f, _) = Fixture::with_bucket(opts, "fail").await;
+        let old = pattern(13);
+        f.gw.put_object(&owner(), "fail", "k", PutParams::default(), body(&old, 5))
+            .await
+            .expect("put");
+        let before = f.data_objects().await;
+        assert_eq!(before.len(), 3, "head and two stripes: {before:?}");
+
+        let data = pattern(21);
+        let broken = || -> BodyStream {
+            let pieces: Vec<GatewayResult<Bytes>> = vec![
+                Ok(Bytes::copy_from_slice(&data[..13])),
+                Ok(Bytes::copy_from_slice(&data[13..17])),
+                Err(GatewayError::Body("connection reset".into())),
+            ];
+            Box::pin(futures::stream::iter(pieces))
+        };
+        type Case = (
+            &'static str,
+            PutParams,
+            BodyStream,
+            fn(&GatewayError) -> bool,
+        );
+        let cases: Vec<Case> = vec![
+            ("body fails midway", PutParams::default(), broken(), |e| {
+                matches!(e, GatewayError::Body(_))
+            }),
+            (
+                "wrong Content-MD5",
+                PutParams {
+                    content_md5: Some(Md5::digest(b"something else").to_vec()),
+                    ..Default::default()
+                },
+                body(&data, 4),
+                |e| matches!(e, GatewayError::BadDigest),
+            ),
+            (
+                "body shorter than Content-Length",
+                PutParams {
+                    content_length: Some(22),
+                    ..Default::default()
+                },
+                body(&data, 4),
+                |e| matches!(e, GatewayError::IncompleteBody),
+            ),
+            (
+                "body longer than Content-Length",
+                PutParams {
+                    content_length: Some(20),
+                    ..Default::default()
+                },
+                body(&data, 4),
+                |e| matches!(e, GatewayError::IncompleteBody),
+            ),
+            (
+                "Content-Length over max_put_size",
+                PutParams {
+                    content_length: Some(25),
+                    ..Default::default()
+                },
+                body(&pattern(25), 4),
+                |e| matches!(e, GatewayError::EntityTooLarge),
+            ),
+            (
+                "body over max_put_size without a length",
+                PutParams::default(),
+                body(&pattern(25), 4),
+                |e| matches!(e, GatewayError::EntityTooLarge),
+            ),
+            (
+                "checksum check fails",
+                PutParams {
+                    check: Some(Box::new(|| {
+                        Err(GatewayError::BadChecksum("crc32 differs".into()))
+                    })),
+                    ..Default::default()
+                },
+                body(&data, 4),
+                |e| matches!(e, GatewayError::BadChecksum(_)),
+            ),
+            (
+                "If-None-Match: * over an object",
+                PutParams {
+                    if_none_match_any: true,
+                    ..Default::default()
+                },
+                body(&data, 4),
+                |e| matches!(e, GatewayError::PreconditionFailed),
+            ),
+            (
+                "If-Match another ETag",
+                PutParams {
+                    if_match: Some(md5_hex(&data)),
+                    ..Default::default()
+                },
+                body(&data, 4),
+                |e| matches!(e, GatewayError::PreconditionFailed),
+            ),
+        ];
+        for (what, params, b, want) in cases {
+            match f.gw.put_object(&owner(), "fail", "k", params, b).await {
+                Ok(_) => panic!("{what}: stored"),
+                Err(e) => assert!(want(&e), "{what}: {e}"),
+            }
+            assert_eq!(f.data_objects().await, before, "{what}");
+            assert_eq!(f.gc_tags().await, Vec::<String>::new(), "{what}");
+            let got =
+                f.gw.get_object(&owner(), "fail", "k", GetParams::default())
+                    .await
+                    .expect("get");
+            assert_eq!(
+                collect(got.body.expect("body")).await.expect("read"),
+                old,
+                "{what}"
+            );
+        }
+        // the conditions that hold do store
+        let ok = PutParams {
+            if_match: Some(format!("\"{}\"", md5_hex(&old))),
+            ..Default::default()
+        };
+        f.gw.put_object(&owner(), "fail", "k", ok, body(&data, 4))
+            .await
+            .expect("If-Match the current ETag");
+        let ok = PutParams {
+            if_none_match_any: true,
+            ..Default::default()
+        };
+        f.gw.put_object(&owner(), "fail", "new", ok, body(&data, 4))
+            .await
+            .expect("If-None-Match: * on a new key");
+    }
+
+    /// Who sees what of a private bucket: S3 hides whether a key exists from
+    /// those who may not list the bucket.
+    #[tokio::test]
+    async fn reads_of_private_objects() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "priv").await;
+        f.gw.put_object(&owner(), "priv", "k", PutParams::default(), body(b"x", 1))
+            .await
+            .expect("put");
+        let bob = Principal::User("bob".into());
+        type Case<'a> = (
+            &'a str,
+            &'a Principal,
+            &'a str,
+            fn(&GatewayResult<GetResult>) -> bool,
+        );
+        let cases: &[Case] = &[
+            ("owner reads", &owner(), "k", |r| r.is_ok()),
+            ("owner, missing key", &owner(), "nokey", |r| {
+                matches!(r, Err(GatewayError::NoSuchKey))
+            }),
+            ("other user", &bob, "k", |r| {
+                matches!(r, Err(GatewayError::AccessDenied))
+            }),
+            ("other user, missing key", &bob, "nokey", |r| {
+                matches!(r, Err(GatewayError::AccessDenied))
+            }),
+            ("anonymous", &Principal::Anonymous, "k", |r| {
+                matches!(r, Err(GatewayError::AccessDenied))
+            }),
+            (
+                "anonymous, missing key",
+                &Principal::Anonymous,
+                "nokey",
+                |r| matches!(r, Err(GatewayError::AccessDenied)),
+            ),
+        ];
+        for (what, who, key, want) in cases {
+            let r =
+                f.gw.get_object(who, "priv", key, GetParams::default())
+                    .await;
+            assert!(want(&r), "{what}: {:?}", r.as_ref().err());
+        }
+        // a public-read object is readable by anyone, but only its owner or
+        // the bucket's may change its ACL
+        f.gw.set_object_acl(&owner(), "priv", "k", CannedAcl::PublicRead)
+            .await
+            .expect("set acl");
+        for who in [&bob, &Principal::Anonymous] {
+            assert!(
+                f.gw.get_object(who, "priv", "k", GetParams::default())
+                    .await
+                    .is_ok()
+            );
+            assert!(matches!(
+                f.gw.set_object_acl(who, "priv", "k", CannedAcl::Private)
+                    .await,
+                Err(GatewayError::AccessDenied)
+            ));
+        }
+    }
+
+    /// CopyObject: the copy is independent of its source; copying an
+    /// object onto itself needs new metadata; failed source conditions
+    /// are 412, never 304.
+    #[tokio::test]
+    async fn copies() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "copy").await;
+        let data = pattern(21);
+        let mut params = PutParams::default();
+        params
+            .headers
+            .insert("content-type".into(), "text/plain".into());
+        params.user_meta.insert("color".into(), "red".into());
+        let src =
+            f.gw.put_object(&owner(), "copy", "src", params, body(&data, 6))
+                .await
+                .expect("put")
+                .meta;
+        let copy = |dst: &'static str, md: CopyMetadata, cond: GetParams| {
+            let gw = f.gw.clone();
+            async move {
+                gw.copy_object(
+                    &owner(),
+                    "copy",
+                    "src",
+                    "copy",
+                    dst,
+                    md,
+                    CannedAcl::Private,
+                    cond,
+                )
+                .await
+            }
+        };
+        assert!(matches!(
+            copy("src", CopyMetadata::Copy, GetParams::default()).await,
+            Err(GatewayError::InvalidRequest(..))
+        ));
+        let inm = GetParams {
+            if_none_match: Some(vec![src.etag.clone()]),
+            ..Default::default()
+        };
+        assert!(matches!(
+            copy("dst", CopyMetadata::Copy, inm).await,
+            Err(GatewayError::PreconditionFailed)
+        ));
+        let im = GetParams {
+            if_match: Some(vec!["other".into()]),
+            ..Default::default()
+        };
+        assert!(matches!(
+            copy("dst", CopyMetadata::Copy, im).await,
+            Err(GatewayError::PreconditionFailed)
+        ));
+
+        let dst = copy("dst", CopyMetadata::Copy, GetParams::default())
+            .await
+            .expect("copy")
+            .meta;
+        assert_eq!(dst.etag, src.etag);
+        assert_eq!(dst.size, 21);
+        assert_eq!(dst.headers, src.headers);
+        assert_eq!(dst.user_meta, src.user_meta);
+        assert_ne!(dst.tag, src.tag, "the copy has stripes of its own");
+
+        let mut user_meta = BTreeMap::new();
+        user_meta.insert("color".into(), "blue".into());
+        let replaced = copy(
+            "src",
+            CopyMetadata::Replace {
+                headers: BTreeMap::new(),
+                user_meta: user_meta.clone(),
+            },
+            GetParams::default(),
+        )
+        .await
+        .expect("copy onto itself with new metadata")
+        .meta;
+        assert_eq!(replaced.user_meta, user_meta);
+        assert!(replaced.headers.is_empty());
+        assert_eq!(replaced.etag, src.etag);
+
+        f.gw.delete_object(&owner(), "copy", "src")
+            .await
+            .expect("delete source");
+        let got =
+            f.gw.get_object(&owner(), "copy", "dst", GetParams::default())
+                .await
+                .expect("get copy");
+        assert_eq!(collect(got.body.expect("body")).await.expect("read"), data);
     }
 }

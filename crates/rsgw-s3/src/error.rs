@@ -98,3 +98,396 @@ pub(crate) fn body_error(e: &(dyn std::error::Error + Send + Sync + 'static)) ->
     }
     GatewayError::Body(e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::error::Error;
+    use std::fmt;
+
+    use super::*;
+
+    const INTERNAL: &str = "We encountered an internal error. Please try again.";
+
+    /// The variant's name. The match has no wildcard, so a new
+    /// `GatewayError` (or `StoreError`) variant stops this module from
+    /// compiling until it is named here; `VARIANTS` then counts it, and
+    /// the mapping test fails until the table has a row for it.
+    fn variant(e: &GatewayError) -> &'static str {
+        use GatewayError as G;
+        match e {
+            G::NoSuchBucket => "NoSuchBucket",
+            G::NoSuchKey => "NoSuchKey",
+            G::BucketAlreadyExists => "BucketAlreadyExists",
+            G::BucketAlreadyOwnedByYou => "BucketAlreadyOwnedByYou",
+            G::BucketNotEmpty => "BucketNotEmpty",
+            G::InvalidBucketName(_) => "InvalidBucketName",
+            G::InvalidKey(_) => "InvalidKey",
+            G::KeyTooLong => "KeyTooLong",
+            G::AccessDenied => "AccessDenied",
+            G::BadDigest => "BadDigest",
+            G::BadChecksum(_) => "BadChecksum",
+            G::EntityTooLarge => "EntityTooLarge",
+            G::IncompleteBody => "IncompleteBody",
+            G::PreconditionFailed => "PreconditionFailed",
+            G::NotModified => "NotModified",
+            G::InvalidRange => "InvalidRange",
+            G::InvalidArgument(_) => "InvalidArgument",
+            G::NoSuchUpload => "NoSuchUpload",
+            G::InvalidPart(_) => "InvalidPart",
+            G::InvalidPartOrder => "InvalidPartOrder",
+            G::EntityTooSmall => "EntityTooSmall",
+            G::InvalidRequest(_) => "InvalidRequest",
+            G::MalformedXml(_) => "MalformedXml",
+            G::NoSuchUser(_) => "NoSuchUser",
+            G::UserExists(_) => "UserExists",
+            G::KeyExists(_) => "KeyExists",
+            G::UserHasBuckets(_) => "UserHasBuckets",
+            G::BodySignatureMismatch => "BodySignatureMismatch",
+            G::ContentSha256Mismatch => "ContentSha256Mismatch",
+            G::Body(_) => "Body",
+            G::RequestTimeout => "RequestTimeout",
+            G::Corrupt(_) => "Corrupt",
+            G::Store(s) => match s {
+                StoreError::NoSuchPool(_) => "Store(NoSuchPool)",
+                StoreError::NotFound => "Store(NotFound)",
+                StoreError::Exists => "Store(Exists)",
+                StoreError::GuardFailed(_) => "Store(GuardFailed)",
+                StoreError::Timeout => "Store(Timeout)",
+                StoreError::TooLarge { .. } => "Store(TooLarge)",
+                StoreError::InvalidArgument(_) => "Store(InvalidArgument)",
+                StoreError::Unavailable(_) => "Store(Unavailable)",
+                StoreError::Io(_) => "Store(Io)",
+            },
+        }
+    }
+
+    /// How many names `variant` knows: 32 gateway variants besides
+    /// `Store`, and the 9 store variants under it.
+    const VARIANTS: usize = 41;
+
+    /// Every gateway failure, the S3 code and HTTP status AWS documents
+    /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
+    /// and whether it is an internal error whose detail must stay in the log.
+    fn table() -> Vec<(GatewayError, &'static str, u16, bool)> {
+        use GatewayError as G;
+        let secret = "/var/lib/rsgw/pool/.rgw.meta: EIO at offset 4096";
+        vec![
+            (G::NoSuchBucket, "NoSuchBucket", 404, false),
+            (G::NoSuchKey, "NoSuchKey", 404, false),
+            (G::BucketAlreadyExists, "BucketAlreadyExists", 409, false),
+            (
+                G::BucketAlreadyOwnedByYou,
+                "BucketAlreadyOwnedByYou",
+                409,
+                false,
+            ),
+            (G::BucketNotEmpty, "BucketNotEmpty", 409, false),
+            (
+                G::InvalidBucketName("Bad_Name".into()),
+                "InvalidBucketName",
+                400,
+                false,
+            ),
+            (
+                G::InvalidKey("empty key".into()),
+                "InvalidArgument",
+                400,
+                false,
+            ),
+            (G::KeyTooLong, "KeyTooLongError", 400, false),
+            (G::AccessDenied, "AccessDenied", 403, false),
+            (G::BadDigest, "BadDigest", 400, false),
+            // AWS answers a wrong x-amz-checksum-* with BadDigest too
+            (
+                G::BadChecksum("the crc32 checksum you specified did not match".into()),
+                "BadDigest",
+                400,
+                false,
+            ),
+            (G::EntityTooLarge, "EntityTooLarge", 400, false),
+            (G::IncompleteBody, "IncompleteBody", 400, false),
+            (G::PreconditionFailed, "PreconditionFailed", 412, false),
+            (G::NotModified, "NotModified", 304, false),
+            (G::InvalidRange, "InvalidRange", 416, false),
+            (
+                G::InvalidArgument("max-parts".into()),
+                "InvalidArgument",
+                400,
+                false,
+            ),
+            (G::NoSuchUpload, "NoSuchUpload", 404, false),
+            (G::InvalidPart(3), "InvalidPart", 400, false),
+            (G::InvalidPartOrder, "InvalidPartOrder", 400, false),
+            (G::EntityTooSmall, "EntityTooSmall", 400, false),
+            (
+                G::InvalidRequest("no such thing".into()),
+                "InvalidRequest",
+                400,
+                false,
+            ),
+            (
+                G::MalformedXml("unexpected <Foo>".into()),
+                "MalformedXML",
+                400,
+                false,
+            ),
+            // admin failures never reach S3 clients but still map to a 4xx
+            (G::NoSuchUser("bob".into()), "InvalidArgument", 400, false),
+            (G::UserExists("bob".into()), "InvalidArgument", 400, false),
+            (G::KeyExists("AKID".into()), "InvalidArgument", 400, false),
+            (
+                G::UserHasBuckets("bob".into()),
+                "InvalidArgument",
+                400,
+                false,
+            ),
+            (
+                G::BodySignatureMismatch,
+                "SignatureDoesNotMatch",
+                403,
+                false,
+            ),
+            (
+                G::ContentSha256Mismatch,
+                "XAmzContentSHA256Mismatch",
+                400,
+                false,
+            ),
+            (
+                G::Body("connection reset".into()),
+                "IncompleteBody",
+                400,
+                false,
+            ),
+            (G::RequestTimeout, "RequestTimeout", 400, false),
+            (G::Corrupt(secret.into()), "InternalError", 500, true),
+            (G::Store(StoreError::Timeout), "SlowDown", 503, false),
+            (
+                G::Store(StoreError::Unavailable(secret.into())),
+                "ServiceUnavailable",
+                503,
+                false,
+            ),
+            (
+                G::Store(StoreError::TooLarge { limit: 1 << 30 }),
+                "EntityTooLarge",
+                400,
+                false,
+            ),
+            (
+                G::Store(StoreError::NoSuchPool(secret.into())),
+                "InternalError",
+                500,
+                true,
+            ),
+            (G::Store(StoreError::NotFound), "InternalError", 500, true),
+            (G::Store(StoreError::Exists), "InternalError", 500, true),
+            (
+                G::Store(StoreError::GuardFailed(secret.into())),
+                "InternalError",
+                500,
+                true,
+            ),
+            (
+                G::Store(StoreError::InvalidArgument(secret.into())),
+                "InternalError",
+                500,
+                true,
+            ),
+            (
+                G::Store(StoreError::Io(secret.into())),
+                "InternalError",
+                500,
+                true,
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_gateway_error_has_the_s3_code_and_status_aws_documents() {
+        let table = table();
+        let names: BTreeSet<&str> = table.iter().map(|(e, ..)| variant(e)).collect();
+        assert_eq!(names.len(), table.len(), "a variant has two rows");
+        assert_eq!(names.len(), VARIANTS, "a variant has no row");
+        for (e, code, status, _) in table {
+            let name = variant(&e);
+            let s3 = to_s3(e);
+            assert_eq!(s3.code().as_str(), code, "{name}");
+            assert_eq!(s3.status_code().map(|s| s.as_u16()), Some(status), "{name}");
+            // and s3s renders it with that status
+            let resp = s3.to_http_response().expect("renders");
+            assert_eq!(resp.status().as_u16(), status, "{name}: rendered");
+        }
+    }
+
+    #[test]
+    fn messages_explain_client_errors_and_hide_internal_ones() {
+        for (e, _, _, internal) in table() {
+            let name = variant(&e);
+            let text = e.to_string();
+            let s3 = to_s3(e);
+            let message = s3.message().expect("every error has a message");
+            if internal {
+                assert_eq!(message, INTERNAL, "{name}");
+                assert!(!message.contains("/var/lib"), "{name} leaks its detail");
+            } else {
+                assert_eq!(message, text, "{name}");
+            }
+        }
+        // the detail a client needs is in its message
+        let s3 = to_s3(GatewayError::InvalidPart(7));
+        assert_eq!(
+            s3.message(),
+            Some("part 7 could not be found or its ETag does not match")
+        );
+    }
+
+    /// An error with a given text and an optional cause, standing in for
+    /// the decoders and layers that wrap a body error.
+    #[derive(Debug)]
+    struct Wrapped(&'static str, Option<Box<dyn Error + Send + Sync>>);
+
+    impl fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl Error for Wrapped {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            self.1.as_deref().map(|e| e as &(dyn Error + 'static))
+        }
+    }
+
+    fn wrap(text: &'static str, cause: impl Error + Send + Sync + 'static) -> Wrapped {
+        Wrapped(text, Some(Box::new(cause)))
+    }
+
+    fn io(kind: std::io::ErrorKind, text: &'static str) -> std::io::Error {
+        std::io::Error::new(kind, text)
+    }
+
+    #[test]
+    fn body_errors_are_classified_along_their_causes() {
+        use std::io::ErrorKind::{ConnectionReset, Other, TimedOut, UnexpectedEof};
+        const CHUNK_SIG: &str = "AwsChunkedStreamError: SignatureMismatch";
+        const SHA256: &str = "UploadStreamError: Sha256Mismatch";
+        type Row = (
+            &'static str,
+            Box<dyn Error + Send + Sync>,
+            &'static str,
+            &'static str,
+        );
+        let table: Vec<Row> = vec![
+            (
+                "the frontend's idle timeout",
+                Box::new(io(TimedOut, "no body bytes for 1000 ms")),
+                "RequestTimeout",
+                "RequestTimeout",
+            ),
+            (
+                "the timeout under a wrapper",
+                Box::new(wrap("decoder failed", io(TimedOut, "idle"))),
+                "RequestTimeout",
+                "RequestTimeout",
+            ),
+            (
+                "the timeout two wrappers down",
+                Box::new(wrap("hyper", wrap("decoder", io(TimedOut, "idle")))),
+                "RequestTimeout",
+                "RequestTimeout",
+            ),
+            (
+                "a reset connection",
+                Box::new(io(ConnectionReset, "connection reset by peer")),
+                "Body(\"connection reset by peer\")",
+                "IncompleteBody",
+            ),
+            (
+                "an early end",
+                Box::new(io(UnexpectedEof, "eof")),
+                "Body(\"eof\")",
+                "IncompleteBody",
+            ),
+            (
+                "a wrapped io error of another kind",
+                Box::new(wrap("read failed", io(Other, "broken pipe"))),
+                "Body(\"read failed\")",
+                "IncompleteBody",
+            ),
+            (
+                "a bad chunk signature",
+                Box::new(Wrapped(CHUNK_SIG, None)),
+                "BodySignatureMismatch",
+                "SignatureDoesNotMatch",
+            ),
+            (
+                "a body that does not hash to x-amz-content-sha256",
+                Box::new(Wrapped(SHA256, None)),
+                "ContentSha256Mismatch",
+                "XAmzContentSHA256Mismatch",
+            ),
+            (
+                "a decoder failure under a wrapper",
+                Box::new(wrap("stream failed", Wrapped(SHA256, None))),
+                "ContentSha256Mismatch",
+                "XAmzContentSHA256Mismatch",
+            ),
+            (
+                "other decoder failures",
+                Box::new(Wrapped("UploadStreamError: Incomplete", None)),
+                "Body(\"UploadStreamError: Incomplete\")",
+                "IncompleteBody",
+            ),
+            (
+                "a chunk format error",
+                Box::new(Wrapped("AwsChunkedStreamError: FormatError", None)),
+                "Body(\"AwsChunkedStreamError: FormatError\")",
+                "IncompleteBody",
+            ),
+            (
+                "the decoder texts compare whole, not as prefixes",
+                Box::new(Wrapped("AwsChunkedStreamError: SignatureMismatch!", None)),
+                "Body(\"AwsChunkedStreamError: SignatureMismatch!\")",
+                "IncompleteBody",
+            ),
+        ];
+        for (why, e, classified, code) in table {
+            let g = body_error(e.as_ref());
+            assert_eq!(format!("{g:?}"), classified, "{why}");
+            let s3 = to_s3(g);
+            assert_eq!(s3.code().as_str(), code, "{why}");
+            assert_eq!(
+                s3.status_code().map(|s| s.as_u16()),
+                Some(if code == "SignatureDoesNotMatch" {
+                    403
+                } else {
+                    400
+                }),
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
+    fn decoder_failures_are_told_by_their_whole_text() {
+        let table = [
+            (
+                "AwsChunkedStreamError: SignatureMismatch",
+                Some(DecoderFailure::ChunkSignature),
+            ),
+            (
+                "UploadStreamError: Sha256Mismatch",
+                Some(DecoderFailure::PayloadHash),
+            ),
+            ("AwsChunkedStreamError: Incomplete", None),
+            ("UploadStreamError: LengthMismatch", None),
+            ("SignatureMismatch", None),
+            ("", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(decoder_failure(&Wrapped(text, None)), want, "{text:?}");
+        }
+    }
+}

@@ -116,10 +116,11 @@ pub(crate) fn check_sigv4_shape(
     }
     for pair in query.unwrap_or_default().split('&') {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        // s3s decodes names as well as values (`X%2DAmz%2DDate` is `X-Amz-Date`)
         let value = percent_decode(value);
-        let bad = match name {
-            "X-Amz-Date" => !is_amz_date(&value),
-            "X-Amz-Credential" => scope_day(&value).is_some_and(|d| !is_day(d)),
+        let bad = match percent_decode(name).as_slice() {
+            b"X-Amz-Date" => !is_amz_date(&value),
+            b"X-Amz-Credential" => scope_day(&value).is_some_and(|d| !is_day(d)),
             _ => false,
         };
         if bad {
@@ -269,5 +270,411 @@ mod tests {
             check_sigv4_shape(&headers(&[]), Some("X-Amz-Date=2026-11-30")),
             Err(SkewError::MalformedScope { query: true })
         );
+    }
+
+    /// Each refusal as the client sees it: S3's status and code.
+    #[test]
+    fn refusals_are_the_s3_errors_aws_sends() {
+        let table = [
+            (SkewError::TooSkewed, 403, "RequestTimeTooSkewed"),
+            (SkewError::NoDate, 403, "AccessDenied"),
+            (
+                SkewError::MalformedScope { query: false },
+                400,
+                "AuthorizationHeaderMalformed",
+            ),
+            (
+                SkewError::MalformedScope { query: true },
+                400,
+                "AuthorizationQueryParametersError",
+            ),
+        ];
+        for (e, status, code) in table {
+            let (s, c, m) = e.s3();
+            assert_eq!((s.as_u16(), c), (status, code), "{e:?}");
+            assert!(m.ends_with('.'), "{e:?}: a sentence");
+        }
+    }
+
+    /// The status and code a SigV2 request's dates get (`None`: let through).
+    fn sigv2_verdict(h: &http::HeaderMap, now: SystemTime) -> Option<(u16, &'static str)> {
+        check_sigv2(h, now)
+            .err()
+            .map(|e| e.s3())
+            .map(|(s, c, _)| (s.as_u16(), c))
+    }
+
+    #[test]
+    fn sigv2_request_time_window_is_15_minutes_either_way() {
+        let now = httpdate::parse_http_date("Mon, 30 Nov 2026 12:00:00 GMT").expect("date");
+        let v2 = ("authorization", "AWS AKID:c2lnbmF0dXJl");
+        const SKEWED: Option<(u16, &str)> = Some((403, "RequestTimeTooSkewed"));
+        const NO_DATE: Option<(u16, &str)> = Some((403, "AccessDenied"));
+        let table: &[(&str, &[(&'static str, &str)], Option<(u16, &str)>)] = &[
+            (
+                "now",
+                &[v2, ("date", "Mon, 30 Nov 2026 12:00:00 GMT")],
+                None,
+            ),
+            (
+                "15 minutes behind",
+                &[v2, ("date", "Mon, 30 Nov 2026 11:45:00 GMT")],
+                None,
+            ),
+            (
+                "15 minutes and a second behind",
+                &[v2, ("date", "Mon, 30 Nov 2026 11:44:59 GMT")],
+                SKEWED,
+            ),
+            (
+                "15 minutes ahead",
+                &[v2, ("date", "Mon, 30 Nov 2026 12:15:00 GMT")],
+                None,
+            ),
+            (
+                "15 minutes and a second ahead",
+                &[v2, ("date", "Mon, 30 Nov 2026 12:15:01 GMT")],
+                SKEWED,
+            ),
+            (
+                "a day behind (a replayed request)",
+                &[v2, ("date", "Sun, 29 Nov 2026 12:00:00 GMT")],
+                SKEWED,
+            ),
+            (
+                "the epoch",
+                &[v2, ("date", "Thu, 01 Jan 1970 00:00:00 GMT")],
+                SKEWED,
+            ),
+            (
+                "the last second of year 9999",
+                &[v2, ("date", "Fri, 31 Dec 9999 23:59:59 GMT")],
+                SKEWED,
+            ),
+            (
+                "RFC 850's form",
+                &[v2, ("date", "Monday, 30-Nov-26 12:10:00 GMT")],
+                None,
+            ),
+            (
+                "asctime's form",
+                &[v2, ("date", "Mon Nov 30 12:10:00 2026")],
+                None,
+            ),
+            (
+                "blanks around the date",
+                &[v2, ("date", "  Mon, 30 Nov 2026 12:00:00 GMT  ")],
+                None,
+            ),
+            (
+                "x-amz-date near, Date stale: x-amz-date counts",
+                &[
+                    v2,
+                    ("date", "Sun, 01 Nov 2026 12:00:00 GMT"),
+                    ("x-amz-date", "Mon, 30 Nov 2026 12:05:00 GMT"),
+                ],
+                None,
+            ),
+            (
+                "x-amz-date stale, Date near: x-amz-date counts",
+                &[
+                    v2,
+                    ("date", "Mon, 30 Nov 2026 12:00:00 GMT"),
+                    ("x-amz-date", "Mon, 30 Nov 2026 11:00:00 GMT"),
+                ],
+                SKEWED,
+            ),
+            (
+                "x-amz-date garbage, Date near: x-amz-date counts",
+                &[
+                    v2,
+                    ("date", "Mon, 30 Nov 2026 12:00:00 GMT"),
+                    ("x-amz-date", "soon"),
+                ],
+                NO_DATE,
+            ),
+            ("no date at all", &[v2], NO_DATE),
+            ("an empty Date", &[v2, ("date", "")], NO_DATE),
+            ("a word", &[v2, ("date", "yesterday")], NO_DATE),
+            (
+                "an impossible day",
+                &[v2, ("date", "Mon, 31 Nov 2026 12:00:00 GMT")],
+                NO_DATE,
+            ),
+            // not SigV2 header authentication: not this check's
+            (
+                "SigV4, stale Date",
+                &[
+                    (
+                        "authorization",
+                        "AWS4-HMAC-SHA256 Credential=AKID/20261101/us-east-1/s3/aws4_request",
+                    ),
+                    ("date", "Sun, 01 Nov 2026 12:00:00 GMT"),
+                ],
+                None,
+            ),
+            (
+                "anonymous, stale Date",
+                &[("date", "Sun, 01 Nov 2026 12:00:00 GMT")],
+                None,
+            ),
+            (
+                "`aws ` in lower case is no SigV2 to s3s either",
+                &[("authorization", "aws AKID:c2ln")],
+                None,
+            ),
+        ];
+        for (why, pairs, want) in table {
+            assert_eq!(sigv2_verdict(&headers(pairs), now), *want, "{why}");
+        }
+        // a Date that is not even text
+        let mut h = headers(&[v2]);
+        h.insert(
+            "date",
+            http::HeaderValue::from_bytes(b"Mon, 30 Nov 2026 12:00:00 GMT\xff").expect("obs-text"),
+        );
+        assert_eq!(sigv2_verdict(&h, now), NO_DATE, "a Date that is not UTF-8");
+    }
+
+    /// The status and code a request's SigV4 dates get (`None`: let through).
+    fn sigv4_verdict(h: &http::HeaderMap, query: Option<&str>) -> Option<(u16, &'static str)> {
+        check_sigv4_shape(h, query)
+            .err()
+            .map(|e| e.s3())
+            .map(|(s, c, _)| (s.as_u16(), c))
+    }
+
+    const HEADER_MALFORMED: Option<(u16, &str)> = Some((400, "AuthorizationHeaderMalformed"));
+    const QUERY_MALFORMED: Option<(u16, &str)> = Some((400, "AuthorizationQueryParametersError"));
+    const NO_DATE: Option<(u16, &str)> = Some((403, "AccessDenied"));
+
+    #[test]
+    fn sigv4_header_dates_must_have_their_shape() {
+        let auth = |day: &str| {
+            format!(
+                "AWS4-HMAC-SHA256 Credential=AKID/{day}/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=00"
+            )
+        };
+        let good = auth("20261130");
+        let table: Vec<(&str, String, Option<&str>, Option<(u16, &str)>)> = vec![
+            ("well formed", good.clone(), Some("20261130T120000Z"), None),
+            // s3s answers the missing header itself
+            ("no x-amz-date", good.clone(), None, None),
+            // s3s compares the two days (and answers 403 SignatureDoesNotMatch)
+            (
+                "scope day and x-amz-date's day differ",
+                auth("20261129"),
+                Some("20261130T120000Z"),
+                None,
+            ),
+            (
+                "a 7-digit day",
+                auth("2026113"),
+                Some("20261130T120000Z"),
+                HEADER_MALFORMED,
+            ),
+            (
+                "a 9-digit day",
+                auth("202611300"),
+                Some("20261130T120000Z"),
+                HEADER_MALFORMED,
+            ),
+            (
+                "an ISO day with dashes",
+                auth("2026-11-30"),
+                Some("20261130T120000Z"),
+                HEADER_MALFORMED,
+            ),
+            (
+                "a letter O for a zero",
+                auth("2026113O"),
+                Some("20261130T120000Z"),
+                HEADER_MALFORMED,
+            ),
+            (
+                "a byte below '0' (the fuzzer's overflow)",
+                auth("2026 130"),
+                Some("20261130T120000Z"),
+                HEADER_MALFORMED,
+            ),
+            (
+                "an empty day",
+                auth(""),
+                Some("20261130T120000Z"),
+                HEADER_MALFORMED,
+            ),
+            (
+                "a tab before Credential, which s3s also takes",
+                good.replacen(' ', "\t", 1).replace("20261130", "2026.130"),
+                None,
+                HEADER_MALFORMED,
+            ),
+            (
+                "several blanks before Credential",
+                good.replacen(' ', "   ", 1).replace("20261130", "2026.130"),
+                None,
+                HEADER_MALFORMED,
+            ),
+            (
+                "no day at all (s3s refuses the header itself)",
+                "AWS4-HMAC-SHA256 Credential=AKID, SignedHeaders=host, Signature=00".into(),
+                None,
+                None,
+            ),
+            (
+                "no Credential (s3s refuses the header itself)",
+                "AWS4-HMAC-SHA256 SignedHeaders=host".into(),
+                Some("garbage"),
+                None,
+            ),
+            (
+                "x-amz-date without its Z",
+                good.clone(),
+                Some("20261130T120000"),
+                NO_DATE,
+            ),
+            (
+                "x-amz-date with a lower-case t",
+                good.clone(),
+                Some("20261130t120000Z"),
+                NO_DATE,
+            ),
+            (
+                "x-amz-date with a colon in the time",
+                good.clone(),
+                Some("20261130T12:000Z"),
+                NO_DATE,
+            ),
+            (
+                "x-amz-date as an HTTP date",
+                good.clone(),
+                Some("Mon, 30 Nov 2026 12:00:00 GMT"),
+                NO_DATE,
+            ),
+            ("an empty x-amz-date", good.clone(), Some(""), NO_DATE),
+            (
+                "SigV2 keeps its HTTP-date x-amz-date",
+                "AWS AKID:c2ln".into(),
+                Some("Mon, 30 Nov 2026 12:00:00 GMT"),
+                None,
+            ),
+        ];
+        for (why, authorization, date, want) in table {
+            let mut h = headers(&[("authorization", &authorization)]);
+            if let Some(d) = date {
+                h.insert("x-amz-date", d.parse().expect("header value"));
+            }
+            assert_eq!(sigv4_verdict(&h, None), want, "{why}");
+        }
+        // every x-amz-date must be well formed, not just the first
+        let mut h = headers(&[("authorization", &good), ("x-amz-date", "20261130T120000Z")]);
+        h.append("x-amz-date", "2026113.T120000Z".parse().expect("value"));
+        assert_eq!(sigv4_verdict(&h, None), NO_DATE, "a second, bad x-amz-date");
+    }
+
+    #[test]
+    fn presigned_query_dates_must_have_their_shape() {
+        let table: &[(&str, &str, Option<(u16, &str)>)] = &[
+            (
+                "well formed",
+                "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20261130%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261130T120000Z&X-Amz-Expires=60",
+                None,
+            ),
+            (
+                "lower-case escapes",
+                "X-Amz-Credential=AKID%2f20261130%2fus-east-1%2fs3%2faws4_request",
+                None,
+            ),
+            (
+                "slashes sent unescaped",
+                "X-Amz-Credential=AKID/20261130/us-east-1/s3/aws4_request",
+                None,
+            ),
+            ("an escaped Z", "X-Amz-Date=20261130T120000%5A", None),
+            (
+                "a comma in the escaped day",
+                "X-Amz-Credential=AKID%2F2026%2C130%2Fus-east-1%2Fs3%2Faws4_request",
+                QUERY_MALFORMED,
+            ),
+            (
+                "a plus in the day (a space to s3s)",
+                "X-Amz-Credential=AKID%2F2026+130%2Fus-east-1%2Fs3%2Faws4_request",
+                QUERY_MALFORMED,
+            ),
+            (
+                "a 7-digit day",
+                "X-Amz-Credential=AKID%2F2026113%2Fus-east-1%2Fs3%2Faws4_request",
+                QUERY_MALFORMED,
+            ),
+            ("an ISO date", "X-Amz-Date=2026-11-30", QUERY_MALFORMED),
+            (
+                "an escaped dot in the date",
+                "X-Amz-Date=2026%2E130T120000Z",
+                QUERY_MALFORMED,
+            ),
+            ("an empty date", "X-Amz-Date=", QUERY_MALFORMED),
+            ("a date without a value", "X-Amz-Date", QUERY_MALFORMED),
+            (
+                "a bad date after good parameters",
+                "prefix=a&X-Amz-Date=20261130T120000Z&X-Amz-Date=20261130T1200000",
+                QUERY_MALFORMED,
+            ),
+            // s3s decodes names too: an escaped name is the same parameter
+            (
+                "an escaped name",
+                "X%2DAmz%2DDate=2026.130T120000Z",
+                QUERY_MALFORMED,
+            ),
+            (
+                "an escaped credential name",
+                "X-Amz-Cr%65dential=AKID%2F2026.130%2Fus-east-1%2Fs3%2Faws4_request",
+                QUERY_MALFORMED,
+            ),
+            // s3s looks names up exactly: another case is another parameter
+            ("a lower-case name", "x-amz-date=soon", None),
+            (
+                "other parameters are not looked at",
+                "prefix=%ZZ&max-keys=2&X-Amz-Dates=soon",
+                None,
+            ),
+            ("an empty query", "", None),
+        ];
+        for (why, query, want) in table {
+            assert_eq!(sigv4_verdict(&headers(&[]), Some(query)), *want, "{why}");
+        }
+        // the query is checked even when the header is fine
+        let h = headers(&[
+            (
+                "authorization",
+                "AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00",
+            ),
+            ("x-amz-date", "20261130T120000Z"),
+        ]);
+        assert_eq!(
+            sigv4_verdict(&h, Some("X-Amz-Date=soon")),
+            QUERY_MALFORMED,
+            "header fine, query not"
+        );
+    }
+
+    #[test]
+    fn query_values_are_percent_decoded_as_s3s_does() {
+        let table: &[(&str, &[u8])] = &[
+            ("", b""),
+            ("abc", b"abc"),
+            ("%2F", b"/"),
+            ("%2f", b"/"),
+            ("a%20b", b"a b"),
+            ("a+b", b"a+b"),
+            ("%C3%A9", "\u{e9}".as_bytes()),
+            ("%", b"%"),
+            ("%2", b"%2"),
+            ("%zz", b"%zz"),
+            ("%%41", b"%A"),
+            ("100%", b"100%"),
+        ];
+        for (raw, want) in table {
+            assert_eq!(percent_decode(raw), *want, "{raw:?}");
+        }
     }
 }

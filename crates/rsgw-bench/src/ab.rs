@@ -441,7 +441,7 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
     raise_nofile(args.concurrency as u64 + 64)?;
     let threads = args
         .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads.max(1))
         .enable_all()

@@ -388,16 +388,16 @@ async fn one(
     match kind {
         OpKind::Read => {
             let (status, len) = client.send("GET", &path, &[]).await?;
-            ok_status(status, &[]).map(|_| len)
+            ok_status(status, &[]).map(|()| len)
         }
         OpKind::Write => {
             let body = &payload[..(size as usize).min(payload.len())];
             let (status, _) = client.send("PUT", &path, body).await?;
-            ok_status(status, &[]).map(|_| body.len() as u64)
+            ok_status(status, &[]).map(|()| body.len() as u64)
         }
         OpKind::Delete => {
             let (status, _) = client.send("DELETE", &path, &[]).await?;
-            ok_status(status, &[404]).map(|_| 0)
+            ok_status(status, &[404]).map(|()| 0)
         }
     }
 }
@@ -439,12 +439,12 @@ async fn worker(
                     client
                         .send("PUT", &path, &[])
                         .await
-                        .and_then(|(s, _)| ok_status(s, &[409]).map(|_| 0))
+                        .and_then(|(s, _)| ok_status(s, &[409]).map(|()| 0))
                 } else {
                     client
                         .send("DELETE", &path, &[])
                         .await
-                        .and_then(|(s, _)| ok_status(s, &[404]).map(|_| 0))
+                        .and_then(|(s, _)| ok_status(s, &[404]).map(|()| 0))
                 };
                 record(
                     &mut local,
@@ -704,7 +704,7 @@ pub fn run_workload(
         let mut rng = Rng(0x5DEE_CE66);
         (0..len).map(|_| rng.next() as u8).collect::<Vec<u8>>()
     });
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .enable_all()

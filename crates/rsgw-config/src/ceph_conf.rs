@@ -40,15 +40,15 @@ pub fn import_radosgw(
         let mut took = true;
         match key.as_str() {
             "rgw_frontends" => {
-                frontends(cfg, &value, &mut out.ignored).map_err(|m| bad("rgw_frontends", m))?
+                frontends(cfg, &value, &mut out.ignored).map_err(|m| bad("rgw_frontends", m))?;
             }
             "rgw_thread_pool_size" => {
                 cfg.pool.thread_pool_size =
-                    int(&value).map_err(|m| bad("rgw_thread_pool_size", m))? as usize
+                    int(&value).map_err(|m| bad("rgw_thread_pool_size", m))? as usize;
             }
             "rgw_max_concurrent_requests" => {
                 cfg.pool.max_concurrent_requests =
-                    int(&value).map_err(|m| bad("rgw_max_concurrent_requests", m))? as usize
+                    int(&value).map_err(|m| bad("rgw_max_concurrent_requests", m))? as usize;
             }
             "rgw_dns_name" => {
                 cfg.s3.dns_names = value
@@ -56,20 +56,20 @@ pub fn import_radosgw(
                     .map(str::trim)
                     .filter(|n| !n.is_empty())
                     .map(String::from)
-                    .collect()
+                    .collect();
             }
             "rgw_max_chunk_size" => {
-                cfg.s3.chunk_size = int(&value).map_err(|m| bad("rgw_max_chunk_size", m))?
+                cfg.s3.chunk_size = int(&value).map_err(|m| bad("rgw_max_chunk_size", m))?;
             }
             "rgw_obj_stripe_size" => {
-                cfg.s3.stripe_size = int(&value).map_err(|m| bad("rgw_obj_stripe_size", m))?
+                cfg.s3.stripe_size = int(&value).map_err(|m| bad("rgw_obj_stripe_size", m))?;
             }
             "rgw_max_put_size" => {
-                cfg.s3.max_put_size = int(&value).map_err(|m| bad("rgw_max_put_size", m))?
+                cfg.s3.max_put_size = int(&value).map_err(|m| bad("rgw_max_put_size", m))?;
             }
             "rgw_multipart_min_part_size" => {
                 cfg.s3.min_part_size =
-                    int(&value).map_err(|m| bad("rgw_multipart_min_part_size", m))?
+                    int(&value).map_err(|m| bad("rgw_multipart_min_part_size", m))?;
             }
             k if k.starts_with("rgw_") => {
                 out.ignored.push(format!("{k} = {value}"));

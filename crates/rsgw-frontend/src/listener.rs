@@ -104,7 +104,7 @@ pub async fn accept_loop<H: Handler>(
                         tracing::warn!(error = %e, "accept failed; backing off until it works again");
                     }
                     tokio::select! {
-                        _ = tokio::time::sleep(backoff) => {}
+                        () = tokio::time::sleep(backoff) => {}
                         _ = stop.changed() => return,
                     }
                     backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);

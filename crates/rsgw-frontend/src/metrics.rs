@@ -77,8 +77,10 @@ impl Histogram {
             .position(|&b| secs <= b)
             .unwrap_or(BUCKETS.len());
         self.buckets[i].fetch_add(1, Ordering::Relaxed);
-        self.sum_nanos
-            .fetch_add(d.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
+        self.sum_nanos.fetch_add(
+            d.as_nanos().min(u128::from(u64::MAX)) as u64,
+            Ordering::Relaxed,
+        );
     }
 }
 

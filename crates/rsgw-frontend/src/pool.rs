@@ -236,7 +236,7 @@ fn handler_thread<H: Handler>(queue: &Queue<H>, handler: &H, metrics: &Metrics) 
         // a handler that panics loses its request (the client sees the
         // connection close), not the thread: the pool keeps its size
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rt.block_on(serve_one(handler, job))
+            rt.block_on(serve_one(handler, job));
         }));
         if ran.is_err() {
             tracing::error!("a request handler panicked; its request is lost, the thread goes on");
@@ -244,7 +244,7 @@ fn handler_thread<H: Handler>(queue: &Queue<H>, handler: &H, metrics: &Metrics) 
         metrics.pool_busy_threads.dec();
         metrics
             .pool_busy_nanos
-            .add(started.elapsed().as_nanos().min(u64::MAX as u128) as u64);
+            .add(started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64);
     }
 }
 

@@ -13,8 +13,7 @@ pub(crate) fn unique_id() -> String {
     h.write_u128(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
+            .map_or(0, |d| d.as_nanos()),
     );
     h.write_u32(std::process::id());
     format!("{:016x}", h.finish())
@@ -32,8 +31,7 @@ pub(crate) fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
 pub(crate) fn now_secs() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ impl Gateway {
                     mtime: e.mtime,
                     owner: e.owner,
                 });
-                after = key.clone();
+                after.clone_from(key);
             }
             if !page.more {
                 break;
@@ -190,7 +190,7 @@ impl Gateway {
                 let e: IndexEntry = serde_json::from_slice(value)?;
                 objects += 1;
                 bytes += e.size;
-                after = key.clone();
+                after.clone_from(key);
             }
             if !page.more {
                 return Ok((objects, bytes));
@@ -211,7 +211,7 @@ mod tests {
     /// listings read nothing else). Entry sizes are the keys' positions.
     async fn bucket_listing(keys: &[&str]) -> Fixture {
         let (f, id) = Fixture::with_bucket(small_opts(), "list").await;
-        write_index(&f, &id, keys.iter().map(|k| k.to_string())).await;
+        write_index(&f, &id, keys.iter().map(std::string::ToString::to_string)).await;
         f
     }
 

@@ -316,7 +316,7 @@ impl Gateway {
             };
             for (k, v) in &page.entries {
                 parts.push(serde_json::from_slice::<PartInfo>(v)?);
-                after = k.clone();
+                after.clone_from(k);
             }
             if !page.more {
                 return Ok(parts);
@@ -482,7 +482,7 @@ impl Gateway {
                 r => r?.omap.unwrap_or_default(),
             };
             for (k, _) in &page.entries {
-                after = k.clone();
+                after.clone_from(k);
                 // the last separator: a key may hold U+0001, an upload id not
                 let Some((_, upload_id)) = k.rsplit_once(SEP) else {
                     continue;

@@ -986,7 +986,7 @@ mod tests {
                     assert!(
                         matches!(e, GatewayError::InvalidRange),
                         "{spec:?} of {size}: {e}"
-                    )
+                    );
                 }
                 (got, want) => panic!("{spec:?} of {size}: got {got:?}, want {want:?}"),
             }
@@ -1208,7 +1208,9 @@ mod tests {
                 NotModified,
             ),
         ];
-        let list = |l: Option<&[&str]>| l.map(|l| l.iter().map(|s| s.to_string()).collect());
+        let list = |l: Option<&[&str]>| {
+            l.map(|l| l.iter().map(std::string::ToString::to_string).collect())
+        };
         for &(what, im, inm, ims, ius, want) in cases {
             let p = GetParams {
                 if_match: list(im),
@@ -1491,7 +1493,7 @@ mod tests {
                         }
                     }
                     (Err(e), None) => {
-                        assert!(matches!(e, GatewayError::InvalidRange), "{spec:?}: {e}")
+                        assert!(matches!(e, GatewayError::InvalidRange), "{spec:?}: {e}");
                     }
                     (Ok(got), None) => panic!("{spec:?}: served {:?}", got.range),
                     (Err(e), Some(_)) => panic!("{spec:?}: {e}"),

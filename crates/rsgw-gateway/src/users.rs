@@ -253,8 +253,7 @@ impl Gateway {
     pub async fn display_name(&self, uid: &str) -> String {
         self.user_info(uid)
             .await
-            .map(|u| u.display_name)
-            .unwrap_or_else(|_| uid.to_string())
+            .map_or_else(|_| uid.to_string(), |u| u.display_name)
     }
 }
 

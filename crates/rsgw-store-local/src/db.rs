@@ -65,7 +65,7 @@ pub(crate) struct Inner {
 /// Maps a SQLite failure to the store's error.
 pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
     match e.sqlite_error_code() {
-        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => StoreError::Timeout,
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Timeout,
         _ => StoreError::Io(format!("local metadata: {e}")),
     }
 }

@@ -29,8 +29,7 @@ impl NewFile {
         let seq = inner.file_seq.fetch_add(1, Ordering::Relaxed);
         let nanos = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
+            .map_or(0, |d| d.as_nanos());
         let dir = format!("{:02x}", seq % 256);
         let rel = format!("{dir}/{:x}-{nanos:x}-{seq:x}", std::process::id());
         std::fs::create_dir_all(inner.data_dir.join(&dir))?;

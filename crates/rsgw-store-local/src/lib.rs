@@ -84,7 +84,7 @@ impl LocalStore {
             .name("rsgw-local-sweep".into())
             .spawn(move || match bg.sweep_orphans(ORPHAN_MIN_AGE) {
                 Ok(r) if r.removed > 0 => {
-                    tracing::info!(removed = r.removed, "removed orphaned data files")
+                    tracing::info!(removed = r.removed, "removed orphaned data files");
                 }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "orphan sweep failed"),

@@ -227,7 +227,7 @@ impl<'a> ObjectTx<'a> {
             WriteAction::Write { offset, data } => self.write_at(offset, &data)?,
             WriteAction::Append(bytes) => {
                 let end = self.data()?.len();
-                self.write_at(end, &bytes)?
+                self.write_at(end, &bytes)?;
             }
             WriteAction::Truncate(size) => self.truncate(size)?,
             WriteAction::SetXattr(name, value) => {
@@ -291,8 +291,7 @@ impl<'a> ObjectTx<'a> {
         };
         let mtime = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
+            .map_or(0, |d| d.as_nanos() as i64);
         let mut keep = None;
         match self.data.take() {
             None => self.exec(

@@ -85,7 +85,7 @@ impl<T> AsyncWait<T> {
     /// timeout) plus a grace at most.
     pub(crate) async fn wait(self, limit: Duration) -> StoreResult<T> {
         match tokio::time::timeout(limit + GRACE, self.0).await {
-            Ok(reply) => reply.map(|(r, _io)| r).unwrap_or_else(|_| Err(abandoned())),
+            Ok(reply) => reply.map_or_else(|_| Err(abandoned()), |(r, _io)| r),
             Err(_) => Err(StoreError::Timeout),
         }
     }

@@ -106,7 +106,7 @@ impl WriteState {
                 Guard::Exists => unsafe { ffi::rados_write_op_assert_exists(h) },
                 // SAFETY: `h` is live and unsubmitted; the (deprecated) category may be null.
                 Guard::NotExists => unsafe {
-                    ffi::rados_write_op_create(h, ffi::LIBRADOS_CREATE_EXCLUSIVE, std::ptr::null())
+                    ffi::rados_write_op_create(h, ffi::LIBRADOS_CREATE_EXCLUSIVE, std::ptr::null());
                 },
                 Guard::Xattr { name, op, value } => {
                     let name = cstring("xattr name", name)?;
@@ -119,7 +119,7 @@ impl WriteState {
                             cmp_code(*op),
                             value.as_ptr().cast(),
                             value.len(),
-                        )
+                        );
                     }
                 }
             }
@@ -128,7 +128,11 @@ impl WriteState {
             match a {
                 // SAFETY: `h` is live and unsubmitted; the (deprecated) category may be null.
                 WriteAction::Create => unsafe {
-                    ffi::rados_write_op_create(h, ffi::LIBRADOS_CREATE_IDEMPOTENT, std::ptr::null())
+                    ffi::rados_write_op_create(
+                        h,
+                        ffi::LIBRADOS_CREATE_IDEMPOTENT,
+                        std::ptr::null(),
+                    );
                 },
                 WriteAction::WriteFull(data) => {
                     too_large(data.len() as u64)?;
@@ -141,13 +145,13 @@ impl WriteState {
                     // SAFETY: `h` is live and unsubmitted; `data` has `data.len()`
                     // bytes, copied by librados during the call.
                     unsafe {
-                        ffi::rados_write_op_write(h, data.as_ptr().cast(), data.len(), *offset)
+                        ffi::rados_write_op_write(h, data.as_ptr().cast(), data.len(), *offset);
                     }
                 }
                 // SAFETY: `h` is live and unsubmitted; `data` has `data.len()` bytes,
                 // copied by librados during the call.
                 WriteAction::Append(data) => unsafe {
-                    ffi::rados_write_op_append(h, data.as_ptr().cast(), data.len())
+                    ffi::rados_write_op_append(h, data.as_ptr().cast(), data.len());
                 },
                 WriteAction::Truncate(size) => {
                     too_large(*size)?;
@@ -175,11 +179,11 @@ impl WriteState {
                             keys.lens.as_ptr(),
                             vals.lens.as_ptr(),
                             entries.len(),
-                        )
+                        );
                     }
                 }
                 WriteAction::OmapRm(keys) => {
-                    let arr = KeyArrays::new(keys.iter().map(|k| k.as_bytes()));
+                    let arr = KeyArrays::new(keys.iter().map(std::string::String::as_bytes));
                     // SAFETY: `h` is live and unsubmitted; both arrays hold `keys.len()`
                     // pointers/lengths of bytes borrowed from `keys`, copied in the call.
                     unsafe {
@@ -188,7 +192,7 @@ impl WriteState {
                             arr.ptrs.as_ptr(),
                             arr.lens.as_ptr(),
                             keys.len(),
-                        )
+                        );
                     }
                 }
                 // SAFETY: `h` is a live write op owned by `state`, not yet submitted.
@@ -207,7 +211,7 @@ fn set_xattr(op: &WriteState, name: &str, value: &Bytes) -> StoreResult<()> {
     // SAFETY: `op.0` is a live write op (being built, not submitted); `name` is
     // a nul-terminated CString and `value` has `value.len()` bytes, both copied.
     unsafe {
-        ffi::rados_write_op_setxattr(op.0, name.as_ptr(), value.as_ptr().cast(), value.len())
+        ffi::rados_write_op_setxattr(op.0, name.as_ptr(), value.as_ptr().cast(), value.len());
     };
     Ok(())
 }
@@ -384,7 +388,7 @@ impl ReadState {
             // SAFETY: `h` is live and unsubmitted; the three out-pointers are
             // fields of `self`, which stays at this address until the callback.
             unsafe {
-                ffi::rados_read_op_stat(h, &mut self.size, &mut self.mtime, &mut self.stat_rval)
+                ffi::rados_read_op_stat(h, &mut self.size, &mut self.mtime, &mut self.stat_rval);
             };
         }
         if let Some((offset, len)) = want.read {
@@ -402,7 +406,7 @@ impl ReadState {
                         self.buf.as_mut_ptr().cast(),
                         &mut self.bytes_read,
                         &mut self.read_rval,
-                    )
+                    );
                 };
             }
         }
@@ -426,11 +430,11 @@ impl ReadState {
                     &mut self.omap,
                     &mut self.omap_more,
                     &mut self.omap_rval,
-                )
+                );
             };
         }
         if let Some(keys) = &want.omap_keys {
-            let arr = KeyArrays::new(keys.iter().map(|k| k.as_bytes()));
+            let arr = KeyArrays::new(keys.iter().map(std::string::String::as_bytes));
             // SAFETY: `h` is live and unsubmitted; both arrays hold `keys.len()`
             // pointers/lengths of bytes borrowed from `keys`, copied in the call;
             // the iterator and rval slots are fields of `self`, pinned until the callback.
@@ -442,7 +446,7 @@ impl ReadState {
                     arr.lens.as_ptr(),
                     &mut self.keys,
                     &mut self.keys_rval,
-                )
+                );
             };
         }
         Ok(())

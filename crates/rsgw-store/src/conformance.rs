@@ -43,8 +43,7 @@ pub fn unique_namespace(prefix: &str) -> String {
     static N: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
+        .map_or(0, |d| d.as_nanos());
     format!(
         "{prefix}-{}-{nanos:x}-{}",
         std::process::id(),

@@ -170,7 +170,7 @@ async fn keep_running(
                 }
                 tracing::warn!(instance = i, %status, restart_in = ?backoff, "instance died; restarting");
                 tokio::select! {
-                    _ = tokio::time::sleep(backoff) => {}
+                    () = tokio::time::sleep(backoff) => {}
                     _ = stop.changed() => return Ok(()),
                 }
                 backoff = (backoff * 2).min(RESTART_BACKOFF_MAX);

@@ -14,7 +14,7 @@ pub fn open(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
     match cfg.backend {
         Backend::Local => {
             let mut opts = LocalOptions::new(&cfg.path);
-            opts.pool_prefix = cfg.pool_prefix.clone();
+            opts.pool_prefix.clone_from(&cfg.pool_prefix);
             opts.inline_max = cfg.inline_max;
             opts.max_object_size = cfg.max_object_size;
             opts.fsync = cfg.fsync;
@@ -29,9 +29,9 @@ pub fn open(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
 fn open_rados(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
     use rsgw_store_rados::{RadosOptions, RadosStore};
     let mut opts = RadosOptions::new(&cfg.ceph_conf);
-    opts.client_name = cfg.client_name.clone();
+    opts.client_name.clone_from(&cfg.client_name);
     opts.keyring = (!cfg.keyring.as_os_str().is_empty()).then(|| cfg.keyring.clone());
-    opts.pool_prefix = cfg.pool_prefix.clone();
+    opts.pool_prefix.clone_from(&cfg.pool_prefix);
     opts.max_object_size = cfg.max_object_size;
     opts.op_timeout = Duration::from_millis(cfg.op_timeout_ms);
     Ok(Arc::new(RadosStore::connect(opts)?))

@@ -345,9 +345,10 @@ mod tests {
 
     #[test]
     fn draws_svg_and_png_files() {
-        if FONTS.iter().all(|f| !Path::new(f).exists()) {
-            panic!("no font for the charts: install fonts-dejavu-core (scripts/test does)");
-        }
+        assert!(
+            !FONTS.iter().all(|f| !Path::new(f).exists()),
+            "no font for the charts: install fonts-dejavu-core (scripts/test does)"
+        );
         let rows = vec![
             row("rsgw async", 1, 1, 512, 500.0),
             row("rsgw async", 2, 1, 512, 900.0),

@@ -184,7 +184,7 @@ fn spawn(mut cmd: Command, log: &Path) -> Result<Child, String> {
         .stdout(out)
         .stderr(err)
         .spawn()
-        .map_err(|e| format!("cannot start {:?}: {e}", cmd.get_program()))
+        .map_err(|e| format!("cannot start {}: {e}", cmd.get_program().display()))
 }
 
 impl Running {
@@ -333,7 +333,7 @@ pub fn allowed_cpus() -> Vec<usize> {
         .trim()
         .to_string();
     parse_cpu_list(&list).unwrap_or_else(|| {
-        (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+        (0..std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).collect()
     })
 }
 

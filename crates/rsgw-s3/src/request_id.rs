@@ -253,4 +253,125 @@ mod tests {
         );
         assert!(with_request_id(&patched, "tx2").is_none());
     }
+
+    #[test]
+    fn request_ids_are_added_to_error_bodies_that_lack_one() {
+        let table: &[(&str, &[u8], Option<&str>)] = &[
+            (
+                "s3s' error document",
+                b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code><Message>m</Message></Error>",
+                Some(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code><Message>m</Message><RequestId>tx9</RequestId></Error>",
+                ),
+            ),
+            (
+                "before the last </Error>, with what follows kept",
+                b"<Error><Code>X</Code></Error>\n",
+                Some("<Error><Code>X</Code><RequestId>tx9</RequestId></Error>\n"),
+            ),
+            (
+                "one already there",
+                b"<Error><Code>X</Code><RequestId>tx1</RequestId></Error>",
+                None,
+            ),
+            ("no error document", b"<ListBucketResult/>", None),
+            ("an empty body", b"", None),
+            ("not UTF-8", b"<Error>\xff</Error>", None),
+        ];
+        for (why, body, want) in table {
+            let got = with_request_id(&Bytes::copy_from_slice(body), "tx9");
+            assert_eq!(got.as_deref(), want.map(str::as_bytes), "{why}");
+        }
+    }
+
+    #[test]
+    fn requests_announce_a_body_by_length_encoding_or_expect() {
+        let table: &[(&[(&str, &str)], bool)] = &[
+            (&[], false),
+            (&[("content-length", "0")], false),
+            (&[("content-length", " 0 ")], false),
+            (&[("content-length", "1")], true),
+            (&[("content-length", "1048576")], true),
+            (&[("transfer-encoding", "chunked")], true),
+            (&[("expect", "100-continue")], true),
+            (&[("content-length", "0"), ("expect", "100-continue")], true),
+            (&[("content-type", "application/xml")], false),
+        ];
+        for (pairs, want) in table {
+            let mut h = http::HeaderMap::new();
+            for (k, v) in *pairs {
+                h.insert(*k, v.parse().expect("header value"));
+            }
+            assert_eq!(request_has_body(&h), *want, "{pairs:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_501_for_an_unrouted_request_is_unroutable() {
+        let table = [
+            (501, None, true),
+            (501, Some(S3Op::Other), false),
+            (501, Some(S3Op::PutObject), false),
+            (405, None, false),
+            (404, None, false),
+            (403, None, false),
+            (200, None, false),
+        ];
+        for (status, routed, want) in table {
+            let mut resp = http::Response::new(Body::empty());
+            *resp.status_mut() = http::StatusCode::from_u16(status).expect("status");
+            assert_eq!(is_unroutable(&resp, routed), want, "{status} {routed:?}");
+        }
+    }
+
+    #[test]
+    fn error_responses_are_s3_error_documents() {
+        let resp = error_response(
+            http::StatusCode::METHOD_NOT_ALLOWED,
+            "MethodNotAllowed",
+            "The specified method is not allowed against this resource.",
+            "tx00000000000000ff-00000001",
+        );
+        assert_eq!(resp.status(), http::StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(
+            resp.headers().get(http::header::CONTENT_TYPE),
+            Some(&http::HeaderValue::from_static("application/xml"))
+        );
+        let body = resp.body().bytes().expect("buffered");
+        assert_eq!(
+            std::str::from_utf8(&body).expect("text"),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>MethodNotAllowed</Code>\
+             <Message>The specified method is not allowed against this resource.</Message>\
+             <RequestId>tx00000000000000ff-00000001</RequestId></Error>"
+        );
+    }
+
+    #[test]
+    fn request_ids_count_up_under_the_start_time() {
+        let ids = RequestIds {
+            epoch: 0x6a00_0000,
+            next: AtomicU64::new(1),
+        };
+        assert_eq!(ids.next(), "tx0000000000000001-6a000000");
+        assert_eq!(ids.next(), "tx0000000000000002-6a000000");
+        let ids = RequestIds {
+            epoch: 1,
+            next: AtomicU64::new(u64::MAX),
+        };
+        assert_eq!(ids.next(), "txffffffffffffffff-00000001");
+        // a fresh counter starts at 1 under the current time
+        let fresh = RequestIds::new().next();
+        assert!(fresh.starts_with("tx0000000000000001-"), "{fresh}");
+        assert_eq!(fresh.len(), 2 + 16 + 1 + 8, "{fresh}");
+    }
+
+    #[test]
+    fn the_first_operation_noted_is_the_one_kept() {
+        let slot = OpSlot::default();
+        assert_eq!(slot.routed(), None);
+        let seen_by_s3s = slot.clone();
+        seen_by_s3s.set(S3Op::GetObject);
+        seen_by_s3s.set(S3Op::PutObject);
+        assert_eq!(slot.routed(), Some(S3Op::GetObject));
+    }
 }

@@ -1195,3 +1195,485 @@ impl S3 for RsgwS3 {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    const ALL: &str = "http://acs.amazonaws.com/groups/global/AllUsers";
+    const AUTH: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
+    const LOGS: &str = "http://acs.amazonaws.com/groups/s3/LogDelivery";
+
+    /// An S3 error as the client sees it: code and status.
+    fn seen(e: &S3Error) -> (&str, u16) {
+        (e.code().as_str(), e.status_code().map_or(0, |s| s.as_u16()))
+    }
+
+    /// A value, or the code and status of the S3 error instead.
+    type Outcome<T> = Result<T, (&'static str, u16)>;
+
+    /// Asserts an outcome: the value, or the error's code and status.
+    fn check<T: PartialEq + std::fmt::Debug>(got: S3Result<T>, want: Outcome<T>, why: &str) {
+        match (got, want) {
+            (Ok(g), Ok(w)) => assert_eq!(g, w, "{why}"),
+            (Err(e), Err(w)) => assert_eq!(seen(&e), w, "{why}"),
+            (g, w) => panic!("{why}: got {g:?}, want {w:?}"),
+        }
+    }
+
+    #[test]
+    fn listing_strings_are_url_encoded_like_s3() {
+        let table = [
+            ("", ""),
+            ("photos/2026/a.jpg", "photos/2026/a.jpg"),
+            ("AZaz09-_.~", "AZaz09-_.~"),
+            ("a b", "a%20b"),
+            ("a+b", "a%2Bb"),
+            ("100%", "100%25"),
+            ("a&b=c?d#e", "a%26b%3Dc%3Fd%23e"),
+            ("*'()!", "%2A%27%28%29%21"),
+            ("\u{1}\n", "%01%0A"),
+            ("\u{e9}t\u{e9}", "%C3%A9t%C3%A9"),
+            ("\u{1f600}", "%F0%9F%98%80"),
+        ];
+        for (raw, want) in table {
+            assert_eq!(url_encode(raw), want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn encoding_type_is_url_or_refused() {
+        let off = Encoder::new(&None).expect("no encoding");
+        assert_eq!(off.s("a b".into()), "a b");
+        let on = Encoder::new(&Some(EncodingType::from_static(EncodingType::URL))).expect("url");
+        assert_eq!(on.s("a b".into()), "a%20b");
+        assert_eq!(on.opt(None), None);
+        assert_eq!(on.opt(Some("x/y z".into())).as_deref(), Some("x/y%20z"));
+        let mut objects = [Object {
+            key: Some("k y".into()),
+            ..Default::default()
+        }];
+        let mut prefixes = [CommonPrefix {
+            prefix: Some("p q/".into()),
+        }];
+        on.listing(&mut objects, &mut prefixes);
+        assert_eq!(objects[0].key.as_deref(), Some("k%20y"));
+        assert_eq!(prefixes[0].prefix.as_deref(), Some("p%20q/"));
+        for other in ["base64", ""] {
+            let err = Encoder::new(&Some(EncodingType::from(other.to_string())))
+                .err()
+                .expect("refused");
+            assert_eq!(seen(&err), ("InvalidArgument", 400), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn checksum_mode_enabled_asks_for_checksums() {
+        let table = [
+            (None, false),
+            (Some("ENABLED"), true),
+            (Some("DISABLED"), false),
+            (Some(""), false),
+        ];
+        for (mode, want) in table {
+            let mode = mode.map(|m| ChecksumMode::from(m.to_string()));
+            assert_eq!(wants_checksums(mode.as_ref()), want, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn max_keys_defaults_to_and_is_capped_at_1000() {
+        let table = [
+            (None, 1000),
+            (Some(0), 0),
+            (Some(1), 1),
+            (Some(999), 999),
+            (Some(1000), 1000),
+            (Some(1001), 1000),
+            (Some(i32::MAX), 1000),
+        ];
+        for (asked, want) in table {
+            assert_eq!(max_keys(asked), want, "{asked:?}");
+        }
+    }
+
+    #[test]
+    fn etag_conditions_become_lists() {
+        let table = [
+            (None, None),
+            (Some(ETagCondition::Any), Some(vec!["*"])),
+            (
+                Some(ETagCondition::ETag(ETag::Strong("abc".into()))),
+                Some(vec!["abc"]),
+            ),
+            // a weak ETag compares by its value, as S3's If-Match does
+            (
+                Some(ETagCondition::ETag(ETag::Weak("abc".into()))),
+                Some(vec!["abc"]),
+            ),
+        ];
+        for (cond, want) in table {
+            let why = format!("{cond:?}");
+            let want = want.map(|v| v.into_iter().map(String::from).collect::<Vec<_>>());
+            assert_eq!(etag_list(cond), want, "{why}");
+        }
+    }
+
+    #[test]
+    fn get_params_carry_range_and_conditions() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let p = get_params(
+            Some(Range::Int {
+                first: 10,
+                last: Some(19),
+            }),
+            [
+                Some(ETagCondition::ETag(ETag::Strong("a".into()))),
+                Some(ETagCondition::Any),
+            ],
+            [Some(Timestamp::from(t)), None],
+            true,
+        );
+        assert_eq!(
+            p.range,
+            Some(RangeSpec::Int {
+                first: 10,
+                last: Some(19)
+            })
+        );
+        assert_eq!(p.if_match, Some(vec!["a".to_string()]));
+        assert_eq!(p.if_none_match, Some(vec!["*".to_string()]));
+        assert_eq!(p.if_modified_since, Some(t));
+        assert_eq!(p.if_unmodified_since, None);
+        assert!(p.head_only);
+        let p = get_params(
+            Some(Range::Suffix { length: 5 }),
+            [None, None],
+            [None, Some(Timestamp::from(t))],
+            false,
+        );
+        assert_eq!(p.range, Some(RangeSpec::Suffix { length: 5 }));
+        assert_eq!((p.if_match, p.if_none_match), (None, None));
+        assert_eq!(p.if_unmodified_since, Some(t));
+        assert!(!p.head_only);
+        let p = get_params(
+            Some(Range::Int {
+                first: 7,
+                last: None,
+            }),
+            [None, None],
+            [None, None],
+            false,
+        );
+        assert_eq!(
+            p.range,
+            Some(RangeSpec::Int {
+                first: 7,
+                last: None
+            })
+        );
+    }
+
+    #[test]
+    fn timestamps_come_from_seconds_and_never_precede_the_epoch() {
+        let table = [
+            (0.0, Duration::ZERO),
+            (1.5, Duration::from_millis(1500)),
+            (1_700_000_000.0, Duration::from_secs(1_700_000_000)),
+            (-5.0, Duration::ZERO),
+        ];
+        for (secs, want) in table {
+            assert_eq!(
+                to_system_time(ts(secs)),
+                SystemTime::UNIX_EPOCH + want,
+                "{secs}"
+            );
+        }
+    }
+
+    #[test]
+    fn canned_acl_headers_parse_or_are_refused() {
+        let table = [
+            (None, Ok(CannedAcl::Private)),
+            (Some("private"), Ok(CannedAcl::Private)),
+            (Some("public-read"), Ok(CannedAcl::PublicRead)),
+            (Some("public-read-write"), Ok(CannedAcl::PublicReadWrite)),
+            (Some("authenticated-read"), Ok(CannedAcl::AuthenticatedRead)),
+            (Some("bogus"), Err(("InvalidArgument", 400))),
+            (Some(""), Err(("InvalidArgument", 400))),
+            (Some("public-read "), Err(("InvalidArgument", 400))),
+        ];
+        for (header, want) in table {
+            check(canned(header), want, &format!("{header:?}"));
+        }
+    }
+
+    fn user(id: &str, perm: &'static str) -> Grant {
+        Grant {
+            grantee: Some(Grantee {
+                id: Some(id.into()),
+                display_name: None,
+                type_: Type::from_static(Type::CANONICAL_USER),
+                email_address: None,
+                uri: None,
+            }),
+            permission: Some(Permission::from_static(perm)),
+        }
+    }
+
+    fn group(uri: &str, perm: Option<&'static str>) -> Grant {
+        Grant {
+            grantee: Some(Grantee {
+                id: None,
+                display_name: None,
+                type_: Type::from_static(Type::GROUP),
+                email_address: None,
+                uri: Some(uri.into()),
+            }),
+            permission: perm.map(Permission::from_static),
+        }
+    }
+
+    fn policy(grants: Vec<Grant>) -> AccessControlPolicy {
+        AccessControlPolicy {
+            grants: Some(grants),
+            owner: Some(Owner {
+                id: Some("alice".into()),
+                display_name: Some("Alice".into()),
+            }),
+        }
+    }
+
+    #[test]
+    fn acl_documents_map_to_the_canned_acl_they_express() {
+        use Permission as P;
+        const UNSUPPORTED: Outcome<CannedAcl> = Err(("NotImplemented", 501));
+        let owner = || user("alice", P::FULL_CONTROL);
+        let table: Vec<(&str, AccessControlPolicy, Outcome<CannedAcl>)> = vec![
+            (
+                "no grants",
+                AccessControlPolicy::default(),
+                Ok(CannedAcl::Private),
+            ),
+            ("an empty list", policy(vec![]), Ok(CannedAcl::Private)),
+            (
+                "the owner alone",
+                policy(vec![owner()]),
+                Ok(CannedAcl::Private),
+            ),
+            (
+                "AllUsers READ",
+                policy(vec![owner(), group(ALL, Some(P::READ))]),
+                Ok(CannedAcl::PublicRead),
+            ),
+            (
+                "AllUsers READ twice",
+                policy(vec![group(ALL, Some(P::READ)), group(ALL, Some(P::READ))]),
+                Ok(CannedAcl::PublicRead),
+            ),
+            (
+                "AllUsers READ and WRITE, in either order",
+                policy(vec![
+                    group(ALL, Some(P::WRITE)),
+                    owner(),
+                    group(ALL, Some(P::READ)),
+                ]),
+                Ok(CannedAcl::PublicReadWrite),
+            ),
+            (
+                "AuthenticatedUsers READ",
+                policy(vec![owner(), group(AUTH, Some(P::READ))]),
+                Ok(CannedAcl::AuthenticatedRead),
+            ),
+            (
+                "AllUsers WRITE alone",
+                policy(vec![owner(), group(ALL, Some(P::WRITE))]),
+                UNSUPPORTED,
+            ),
+            (
+                "AllUsers FULL_CONTROL",
+                policy(vec![group(ALL, Some(P::FULL_CONTROL))]),
+                UNSUPPORTED,
+            ),
+            (
+                "AllUsers READ_ACP",
+                policy(vec![group(ALL, Some(P::READ_ACP))]),
+                UNSUPPORTED,
+            ),
+            (
+                "AllUsers and AuthenticatedUsers READ",
+                policy(vec![group(ALL, Some(P::READ)), group(AUTH, Some(P::READ))]),
+                UNSUPPORTED,
+            ),
+            (
+                "AuthenticatedUsers WRITE",
+                policy(vec![
+                    group(AUTH, Some(P::READ)),
+                    group(AUTH, Some(P::WRITE)),
+                ]),
+                UNSUPPORTED,
+            ),
+            (
+                "LogDelivery WRITE",
+                policy(vec![owner(), group(LOGS, Some(P::WRITE))]),
+                UNSUPPORTED,
+            ),
+            (
+                "another user READ",
+                policy(vec![owner(), user("bob", P::READ)]),
+                UNSUPPORTED,
+            ),
+            (
+                "a group grant without a permission",
+                policy(vec![group(ALL, None)]),
+                UNSUPPORTED,
+            ),
+        ];
+        for (why, p, want) in table {
+            check(canned_from_policy(&p), want, why);
+        }
+    }
+
+    #[test]
+    fn put_acl_takes_the_header_or_the_document() {
+        let public = policy(vec![group(ALL, Some(Permission::READ))]);
+        let table = [
+            (Some("public-read"), None, Ok(CannedAcl::PublicRead)),
+            (None, Some(&public), Ok(CannedAcl::PublicRead)),
+            (Some("nope"), None, Err(("InvalidArgument", 400))),
+            (None, None, Err(("MalformedACLError", 400))),
+        ];
+        for (header, doc, want) in table {
+            let why = format!("{header:?} {doc:?}");
+            check(requested_acl(header, doc), want, &why);
+        }
+    }
+
+    /// A grant as (grantee type, id or URI, permission).
+    fn flat(g: &Grant) -> (String, String, String) {
+        let e = g.grantee.as_ref().expect("grantee");
+        (
+            e.type_.as_str().to_string(),
+            e.id.clone().or_else(|| e.uri.clone()).expect("id or uri"),
+            g.permission
+                .as_ref()
+                .expect("permission")
+                .as_str()
+                .to_string(),
+        )
+    }
+
+    #[test]
+    fn canned_acls_are_shown_as_s3_shows_them() {
+        /// A grant as (grantee type, id or URI, permission).
+        type Shown = (&'static str, &'static str, &'static str);
+        let owner = ("CanonicalUser", "uid-1", "FULL_CONTROL");
+        let table: [(CannedAcl, &[Shown]); 4] = [
+            (CannedAcl::Private, &[owner]),
+            (CannedAcl::PublicRead, &[owner, ("Group", ALL, "READ")]),
+            (
+                CannedAcl::PublicReadWrite,
+                &[owner, ("Group", ALL, "READ"), ("Group", ALL, "WRITE")],
+            ),
+            (
+                CannedAcl::AuthenticatedRead,
+                &[owner, ("Group", AUTH, "READ")],
+            ),
+        ];
+        for (acl, want) in table {
+            let (o, grants) = acl_grants("uid-1", "User One", acl);
+            assert_eq!(o.id.as_deref(), Some("uid-1"), "{acl:?}");
+            assert_eq!(o.display_name.as_deref(), Some("User One"), "{acl:?}");
+            let got: Vec<_> = grants.iter().map(flat).collect();
+            let want: Vec<_> = want
+                .iter()
+                .map(|(t, who, p)| ((*t).to_string(), (*who).to_string(), (*p).to_string()))
+                .collect();
+            assert_eq!(got, want, "{acl:?}");
+            assert_eq!(
+                grants[0]
+                    .grantee
+                    .as_ref()
+                    .and_then(|g| g.display_name.as_deref()),
+                Some("User One"),
+                "{acl:?}: the owner's grant names them"
+            );
+            // what GET ?acl shows, PUT ?acl takes back unchanged
+            let back = canned_from_policy(&AccessControlPolicy {
+                grants: Some(grants),
+                owner: Some(o),
+            })
+            .expect("round trip");
+            assert_eq!(back, acl);
+        }
+    }
+
+    #[test]
+    fn content_md5_must_be_base64_of_16_bytes() {
+        let empty_md5 = vec![
+            0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04, 0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8,
+            0x42, 0x7e,
+        ];
+        let invalid = || Err(("InvalidDigest", 400));
+        let table = [
+            (None, Ok(None)),
+            (Some("1B2M2Y8AsgTpgAmY7PhCfg=="), Ok(Some(empty_md5))),
+            (Some("not base64!"), invalid()),
+            // the hex digest is valid base64, of 24 bytes
+            (Some("d41d8cd98f00b204e9800998ecf8427e"), invalid()),
+            (Some("AAAA"), invalid()),
+            (Some("AAAAAAAAAAAAAAAAAAAAAAA="), invalid()),
+            (Some(""), invalid()),
+        ];
+        for (header, want) in table {
+            let header = header.map(String::from);
+            check(decode_md5(header.as_ref()), want, &format!("{header:?}"));
+        }
+    }
+
+    #[test]
+    fn stored_headers_are_the_set_fields_and_expires() {
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            http::header::EXPIRES,
+            "Thu, 01 Dec 2026 16:00:00 GMT".parse().expect("value"),
+        );
+        h.insert(
+            http::header::CACHE_CONTROL,
+            "ignored".parse().expect("value"),
+        );
+        let got = stored_headers(
+            [
+                ("content-type", Some("text/plain".into())),
+                ("content-encoding", None),
+                ("content-disposition", Some("attachment".into())),
+                ("content-language", None),
+                ("cache-control", Some("no-cache".into())),
+            ],
+            &h,
+        );
+        let want: BTreeMap<String, String> = [
+            ("cache-control", "no-cache"),
+            ("content-disposition", "attachment"),
+            ("content-type", "text/plain"),
+            ("expires", "Thu, 01 Dec 2026 16:00:00 GMT"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(got, want);
+        let none = stored_headers(
+            [
+                ("content-type", None),
+                ("content-encoding", None),
+                ("content-disposition", None),
+                ("content-language", None),
+                ("cache-control", None),
+            ],
+            &http::HeaderMap::new(),
+        );
+        assert!(none.is_empty());
+    }
+}

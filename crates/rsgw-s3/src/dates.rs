@@ -296,8 +296,11 @@ mod tests {
         }
     }
 
+    /// The status and code a request gets for its dates (`None`: let through).
+    type Verdict = Option<(u16, &'static str)>;
+
     /// The status and code a SigV2 request's dates get (`None`: let through).
-    fn sigv2_verdict(h: &http::HeaderMap, now: SystemTime) -> Option<(u16, &'static str)> {
+    fn sigv2_verdict(h: &http::HeaderMap, now: SystemTime) -> Verdict {
         check_sigv2(h, now)
             .err()
             .map(|e| e.s3())
@@ -308,9 +311,9 @@ mod tests {
     fn sigv2_request_time_window_is_15_minutes_either_way() {
         let now = httpdate::parse_http_date("Mon, 30 Nov 2026 12:00:00 GMT").expect("date");
         let v2 = ("authorization", "AWS AKID:c2lnbmF0dXJl");
-        const SKEWED: Option<(u16, &str)> = Some((403, "RequestTimeTooSkewed"));
-        const NO_DATE: Option<(u16, &str)> = Some((403, "AccessDenied"));
-        let table: &[(&str, &[(&'static str, &str)], Option<(u16, &str)>)] = &[
+        const SKEWED: Verdict = Some((403, "RequestTimeTooSkewed"));
+        type Headers<'a> = &'a [(&'static str, &'a str)];
+        let table: &[(&str, Headers, Verdict)] = &[
             (
                 "now",
                 &[v2, ("date", "Mon, 30 Nov 2026 12:00:00 GMT")],
@@ -437,16 +440,16 @@ mod tests {
     }
 
     /// The status and code a request's SigV4 dates get (`None`: let through).
-    fn sigv4_verdict(h: &http::HeaderMap, query: Option<&str>) -> Option<(u16, &'static str)> {
+    fn sigv4_verdict(h: &http::HeaderMap, query: Option<&str>) -> Verdict {
         check_sigv4_shape(h, query)
             .err()
             .map(|e| e.s3())
             .map(|(s, c, _)| (s.as_u16(), c))
     }
 
-    const HEADER_MALFORMED: Option<(u16, &str)> = Some((400, "AuthorizationHeaderMalformed"));
-    const QUERY_MALFORMED: Option<(u16, &str)> = Some((400, "AuthorizationQueryParametersError"));
-    const NO_DATE: Option<(u16, &str)> = Some((403, "AccessDenied"));
+    const HEADER_MALFORMED: Verdict = Some((400, "AuthorizationHeaderMalformed"));
+    const QUERY_MALFORMED: Verdict = Some((400, "AuthorizationQueryParametersError"));
+    const NO_DATE: Verdict = Some((403, "AccessDenied"));
 
     #[test]
     fn sigv4_header_dates_must_have_their_shape() {
@@ -456,7 +459,7 @@ mod tests {
             )
         };
         let good = auth("20261130");
-        let table: Vec<(&str, String, Option<&str>, Option<(u16, &str)>)> = vec![
+        let table: Vec<(&str, String, Option<&str>, Verdict)> = vec![
             ("well formed", good.clone(), Some("20261130T120000Z"), None),
             // s3s answers the missing header itself
             ("no x-amz-date", good.clone(), None, None),
@@ -574,7 +577,7 @@ mod tests {
 
     #[test]
     fn presigned_query_dates_must_have_their_shape() {
-        let table: &[(&str, &str, Option<(u16, &str)>)] = &[
+        let table: &[(&str, &str, Verdict)] = &[
             (
                 "well formed",
                 "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20261130%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261130T120000Z&X-Amz-Expires=60",

@@ -148,3 +148,217 @@ impl Checker {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use rsgw_gateway::GatewayResult;
+
+    use super::*;
+
+    /// "hello world" under each algorithm, base64 of the big-endian digest
+    /// as the `x-amz-checksum-*` headers carry it (CRC-32, CRC-32C,
+    /// CRC-64/NVME, SHA-1, SHA-256).
+    const HELLO: [(&str, &str); 5] = [
+        ("crc32", "DUoRhQ=="),
+        ("crc32c", "yZRlqg=="),
+        ("sha1", "Kq5sNclPz7QV2+lfQIuc6R7oRu0="),
+        ("sha256", "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="),
+        ("crc64nvme", "jSnVw/bqjr4="),
+    ];
+
+    fn sent(pairs: &[(&str, &str)]) -> Checksum {
+        let map = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
+        from_map(&map)
+    }
+
+    /// Streams `chunks` through a checker and runs its check.
+    fn run(checker: Checker, chunks: &[&'static [u8]]) -> GatewayResult<BTreeMap<String, String>> {
+        let body: BodyStream = Box::pin(futures::stream::iter(
+            chunks
+                .iter()
+                .map(|c| Ok(Bytes::from_static(c)))
+                .collect::<Vec<_>>(),
+        ));
+        let (body, check) = checker.wrap(body);
+        let read: Vec<_> = futures::executor::block_on(body.collect::<Vec<_>>());
+        assert_eq!(read.len(), chunks.len(), "the body passes through whole");
+        check()
+    }
+
+    #[test]
+    fn stored_checksums_fill_the_dto_fields() {
+        let c = sent(&HELLO);
+        for (alg, value) in HELLO {
+            assert_eq!(get(&c, alg).as_deref(), Some(value), "{alg}");
+        }
+        assert_eq!(get(&c, "md5"), None);
+        let only = sent(&[("sha1", "x")]);
+        assert_eq!(only.checksum_sha1.as_deref(), Some("x"));
+        assert_eq!(
+            (
+                only.checksum_crc32,
+                only.checksum_crc32c,
+                only.checksum_sha256
+            ),
+            (None, None, None)
+        );
+        assert_eq!(sent(&[("unknown", "x")]), Checksum::default());
+    }
+
+    #[test]
+    fn checksums_sent_are_verified_against_the_body() {
+        let h = http::HeaderMap::new();
+        for (alg, value) in HELLO {
+            // right value, whole or in pieces
+            let c = Checker::new(sent(&[(alg, value)]), None, &h, None)
+                .expect("accepted")
+                .expect("something to check");
+            let got = run(c, &[b"hello", b" ", b"world"]).expect("matches");
+            let want = BTreeMap::from([(alg.to_string(), value.to_string())]);
+            assert_eq!(got, want, "{alg}");
+            // another body: BadDigest, naming the algorithm
+            let c = Checker::new(sent(&[(alg, value)]), None, &h, None)
+                .expect("accepted")
+                .expect("something to check");
+            let err = run(c, &[b"hello world!"]).expect_err("mismatch");
+            assert_eq!(
+                err.to_string(),
+                format!("the {alg} checksum you specified did not match what we received")
+            );
+            let s3 = crate::error::to_s3(err);
+            assert_eq!(s3.code().as_str(), "BadDigest", "{alg}");
+            assert_eq!(s3.status_code(), Some(http::StatusCode::BAD_REQUEST));
+        }
+    }
+
+    #[test]
+    fn every_checksum_sent_must_match() {
+        let h = http::HeaderMap::new();
+        let both = sent(&[("crc32", HELLO[0].1), ("sha256", "AAAA")]);
+        let c = Checker::new(both, None, &h, None)
+            .expect("accepted")
+            .expect("something to check");
+        let err = run(c, &[b"hello world"]).expect_err("sha256 differs");
+        assert!(err.to_string().contains("sha256"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_body_has_checksums_too() {
+        let sha256_of_nothing = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
+        let h = http::HeaderMap::new();
+        let c = Checker::new(sent(&[("sha256", sha256_of_nothing)]), None, &h, None)
+            .expect("accepted")
+            .expect("something to check");
+        assert_eq!(
+            run(c, &[]).expect("matches"),
+            BTreeMap::from([("sha256".to_string(), sha256_of_nothing.to_string())])
+        );
+    }
+
+    #[test]
+    fn what_is_computed_follows_headers_algorithm_and_trailer() {
+        type Row = (
+            &'static str,
+            Checksum,
+            Option<&'static str>,
+            Option<&'static str>,
+            Option<&'static [&'static str]>,
+        );
+        let table: Vec<Row> = vec![
+            ("nothing asked", Checksum::default(), None, None, None),
+            (
+                "a trailer that is no checksum",
+                Checksum::default(),
+                None,
+                Some("x-amz-meta-foo"),
+                None,
+            ),
+            (
+                "a value sent",
+                sent(&[("crc32c", HELLO[1].1)]),
+                None,
+                None,
+                Some(&["crc32c"]),
+            ),
+            (
+                "a value sent and its algorithm named",
+                sent(&[("crc32", HELLO[0].1)]),
+                Some("CRC32"),
+                None,
+                Some(&["crc32"]),
+            ),
+            (
+                "a trailer announced, in any case",
+                Checksum::default(),
+                None,
+                Some("X-Amz-Checksum-CRC64NVME"),
+                Some(&["crc64nvme"]),
+            ),
+            (
+                "two trailers in one header",
+                Checksum::default(),
+                None,
+                Some("x-amz-checksum-crc32, x-amz-checksum-sha256"),
+                Some(&["crc32", "sha256"]),
+            ),
+        ];
+        for (why, expected, algorithm, trailer, want) in table {
+            let mut h = http::HeaderMap::new();
+            if let Some(t) = trailer {
+                h.insert("x-amz-trailer", t.parse().expect("value"));
+            }
+            let algorithm = algorithm.map(|a| ChecksumAlgorithm::from(a.to_string()));
+            let c = Checker::new(expected, algorithm.as_ref(), &h, None).expect("accepted");
+            // nothing sent to compare with: each computed value is stored
+            let got = c.map(|c| {
+                run(c, &[b"hello world"])
+                    .expect("nothing to mismatch")
+                    .into_keys()
+                    .collect::<Vec<_>>()
+            });
+            let want = want.map(|w| w.iter().map(|a| (*a).to_string()).collect::<Vec<_>>());
+            assert_eq!(got, want, "{why}");
+        }
+    }
+
+    #[test]
+    fn computed_values_are_the_ones_stored() {
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            "x-amz-trailer",
+            "x-amz-checksum-crc32,x-amz-checksum-crc32c,x-amz-checksum-sha1,x-amz-checksum-sha256,x-amz-checksum-crc64nvme"
+                .parse()
+                .expect("value"),
+        );
+        let c = Checker::new(Checksum::default(), None, &h, None)
+            .expect("accepted")
+            .expect("something to check");
+        let got = run(c, &[b"hello world"]).expect("nothing to mismatch");
+        let want: BTreeMap<String, String> = HELLO
+            .iter()
+            .map(|(a, v)| ((*a).to_string(), (*v).to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_unknown_algorithm_is_an_invalid_request() {
+        let h = http::HeaderMap::new();
+        for alg in ["MD5", "crc16", ""] {
+            let algorithm = ChecksumAlgorithm::from(alg.to_string());
+            let err = Checker::new(Checksum::default(), Some(&algorithm), &h, None)
+                .err()
+                .expect("refused");
+            assert_eq!(err.code().as_str(), "InvalidRequest", "{alg:?}");
+            assert_eq!(
+                err.status_code(),
+                Some(http::StatusCode::BAD_REQUEST),
+                "{alg:?}"
+            );
+        }
+    }
+}

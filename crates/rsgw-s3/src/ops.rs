@@ -53,7 +53,7 @@ struct Encoder(bool);
 
 impl Encoder {
     fn new(encoding_type: &Option<EncodingType>) -> S3Result<Self> {
-        match encoding_type.as_ref().map(|e| e.as_str()) {
+        match encoding_type.as_ref().map(EncodingType::as_str) {
             None => Ok(Encoder(false)),
             Some("url") => Ok(Encoder(true)),
             Some(other) => Err(S3Error::with_message(
@@ -169,7 +169,7 @@ fn canned_from_policy(policy: &AccessControlPolicy) -> S3Result<CannedAcl> {
             }
         }
     }
-    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    let set = |v: &[&str]| v.iter().map(ToString::to_string).collect::<BTreeSet<_>>();
     match (all.is_empty(), auth.is_empty()) {
         (true, true) => Ok(CannedAcl::Private),
         (false, true) if all == set(&[Permission::READ]) => Ok(CannedAcl::PublicRead),
@@ -385,7 +385,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<CreateBucketOutput>> {
         let who = self.principal(&req).await?;
         let uid = Self::require_user(&who)?;
-        let acl = canned(req.input.acl.as_ref().map(|a| a.as_str()))?;
+        let acl = canned(req.input.acl.as_ref().map(BucketCannedACL::as_str))?;
         self.gw
             .create_bucket(uid, &req.input.bucket, acl)
             .await
@@ -455,7 +455,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<PutBucketAclOutput>> {
         let who = self.principal(&req).await?;
         let acl = requested_acl(
-            req.input.acl.as_ref().map(|a| a.as_str()),
+            req.input.acl.as_ref().map(BucketCannedACL::as_str),
             req.input.access_control_policy.as_ref(),
         )?;
         self.gw
@@ -568,7 +568,7 @@ impl S3 for RsgwS3 {
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
-            acl: canned(i.acl.as_ref().map(|a| a.as_str()))?,
+            acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
             content_md5: decode_md5(i.content_md5.as_ref())?,
             content_length: i.content_length.map(|l| l.max(0) as u64),
             if_match: match i.if_match {
@@ -850,7 +850,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<PutObjectAclOutput>> {
         let who = self.principal(&req).await?;
         let acl = requested_acl(
-            req.input.acl.as_ref().map(|a| a.as_str()),
+            req.input.acl.as_ref().map(ObjectCannedACL::as_str),
             req.input.access_control_policy.as_ref(),
         )?;
         self.gw
@@ -870,7 +870,7 @@ impl S3 for RsgwS3 {
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
-            acl: canned(i.acl.as_ref().map(|a| a.as_str()))?,
+            acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
             ..Default::default()
         };
         let upload_id = self
@@ -1102,7 +1102,7 @@ impl S3 for RsgwS3 {
                 "copy sources other than bucket/key are not supported"
             ));
         };
-        let metadata = match i.metadata_directive.as_ref().map(|d| d.as_str()) {
+        let metadata = match i.metadata_directive.as_ref().map(MetadataDirective::as_str) {
             None | Some("COPY") => CopyMetadata::Copy,
             Some("REPLACE") => CopyMetadata::Replace {
                 headers: stored_headers!(i, req.headers),
@@ -1131,7 +1131,7 @@ impl S3 for RsgwS3 {
                 &i.bucket,
                 &i.key,
                 metadata,
-                canned(i.acl.as_ref().map(|a| a.as_str()))?,
+                canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
                 conditions,
             )
             .await

@@ -24,8 +24,7 @@ impl RequestIds {
     fn new() -> Self {
         let epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
+            .map_or(0, |d| d.as_secs());
         RequestIds {
             epoch,
             next: AtomicU64::new(1),

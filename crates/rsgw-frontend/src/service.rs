@@ -107,11 +107,13 @@ impl<H: Handler> FrontendService<H> {
                 .reject(Rejection::HandlerFailed)
                 .map(PoolBody::Direct),
         };
-        // a handler that gave up on a failed body inside a library (s3s
-        // reading an XML body) answers with a server error: the fault is the
-        // client's, and the handler's protocol names it
+        // a handler that gave up on a failed body inside a library answers
+        // with whatever error that library made of it (s3s: a 500 for an XML
+        // body, a 400 IncompleteBody for a body behind its payload-hash or
+        // aws-chunked decoders, which hide the cause): the body's own state
+        // says what happened, and the handler's protocol names it
         let resp = match body_state.failure() {
-            Some(why) if resp.status().is_server_error() => {
+            Some(why) if resp.status().is_client_error() || resp.status().is_server_error() => {
                 let mut r = s.handler.reject(match why {
                     BodyFailure::TimedOut => Rejection::BodyTimedOut,
                     BodyFailure::Broken => Rejection::BodyIncomplete,

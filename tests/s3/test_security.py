@@ -8,7 +8,6 @@ import hashlib
 import http.client
 import os
 import re
-import signal
 import subprocess
 import time
 import urllib.parse
@@ -22,7 +21,7 @@ import botocore.credentials
 import pytest
 
 from helpers import anonymous_get, error_of
-from test_admin import configs, own_gateway_config, wait_for_port
+from targets import store_of
 
 
 def sign(t, method, path, body=b"", headers=None, key=None, secret=None, shift=None, payload_hash=True,
@@ -188,7 +187,7 @@ def test_keys_stay_inside_the_data_directory(t, rsgw_only, bucket):
     if t.name != "rsgw-local":
         pytest.skip("the local backend's files")
     m = f"escape-{uuid.uuid4().hex[:12]}"
-    data_dir = re.search(r'path = "([^"]+)"', open(configs()[t.name]).read()).group(1)
+    data_dir = str(store_of(t.name)["path"])
     keys = [raw.format(m=m) for raw in ESCAPES]
     for k in keys:
         t.alice.put_object(Bucket=bucket, Key=k, Body=m.encode())
@@ -208,71 +207,59 @@ def test_keys_stay_inside_the_data_directory(t, rsgw_only, bucket):
     assert holding and all(f.startswith(data_dir + "/") for f in holding), holding
 
 
-def test_admin_port_takes_no_s3(t, rsgw_only, tmp_path):
+def test_admin_port_takes_no_s3(t, gateway):
     """The admin listener answers /health and /metrics only: signed S3
     requests there create and read nothing."""
-    cfg, port = own_gateway_config(t, tmp_path, "adminport")
-    admin = int(re.search(r'admin_endpoint = "127.0.0.1:(\d+)"', open(cfg).read()).group(1))
-    server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(cfg)], stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port)
-        wait_for_port(admin)
+    g = gateway("adminport")
 
-        class AdminEndpoint:
-            endpoint = f"http://127.0.0.1:{admin}"
+    class AdminEndpoint:
+        endpoint = f"http://127.0.0.1:{g.admin_port}"
 
-        name = f"adm-{uuid.uuid4().hex[:12]}"
-        for method, path in [("PUT", f"/{name}"), ("GET", "/"), ("PUT", f"/{name}/k"), ("DELETE", f"/{name}")]:
-            st, b = send(AdminEndpoint, method, path, sign(AdminEndpoint, method, path), b"")
-            assert st in (404, 405) and b"<Error>" not in b, (method, path, st, b[:200])
-        assert name not in [b["Name"] for b in t.alice.list_buckets()["Buckets"]]
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
+    name = f"adm-{uuid.uuid4().hex[:12]}"
+    for method, path in [("PUT", f"/{name}"), ("GET", "/"), ("PUT", f"/{name}/k"), ("DELETE", f"/{name}")]:
+        st, b = send(AdminEndpoint, method, path, sign(AdminEndpoint, method, path), b"")
+        assert st in (404, 405) and b"<Error>" not in b, (method, path, st, b[:200])
+    assert name not in [b["Name"] for b in t.alice.list_buckets()["Buckets"]]
 
 
-def test_secrets_stay_out_of_logs(t, rsgw_only, tmp_path):
+def test_secrets_stay_out_of_logs(t, gateway):
     """With every log level on (RSGW_LOG=trace, s3s included), signed,
     presigned, SigV2 and failed requests and a key created while serving
     leave no secret key in the gateway's log or the admin tool's stderr."""
-    cfg, port = own_gateway_config(t, tmp_path, "logs")
-    log = tmp_path / "serve.log"
+    g = gateway("logs", env={"RSGW_LOG": "trace"})
+    cfg = g.cfg
     env = dict(os.environ, RSGW_LOG="trace")
-    server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(cfg)], stderr=open(log, "wb"), env=env)
     new_secret = "carolsecret" + uuid.uuid4().hex
-    try:
-        wait_for_port(port)
-        endpoint = f"http://127.0.0.1:{port}"
-        c = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                         aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
-                         config=botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"}))
-        name = f"log-{uuid.uuid4().hex[:12]}"
-        c.create_bucket(Bucket=name)
-        c.put_object(Bucket=name, Key="k", Body=b"v")
-        url = c.generate_presigned_url("get_object", Params={"Bucket": name, "Key": "k"}, ExpiresIn=60)
-        assert anonymous_get(url)[0] == 200
-        v2 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                          aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
-                          config=botocore.config.Config(signature_version="s3", s3={"addressing_style": "path"}))
-        v2.get_object(Bucket=name, Key="k")["Body"].read()
-        wrong = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                             aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key="wrong" * 8,
-                             config=botocore.config.Config(signature_version="s3v4", retries={"total_max_attempts": 1},
-                                                           s3={"addressing_style": "path"}))
-        error_of(wrong.get_object, Bucket=name, Key="k")
-        r = subprocess.run([os.environ["RSGW_BIN"], "admin", "-c", str(cfg), "user", "create", "--uid",
-                            f"carol-{uuid.uuid4().hex[:6]}", "--display-name", "Carol", "--access-key", f"CAROL{uuid.uuid4().hex[:15].upper()}",
-                            "--secret-key", new_secret],
-                           capture_output=True, text=True, env=env, timeout=60)
-        assert r.returncode == 0, r.stderr
-        assert new_secret in r.stdout  # the tool's answer, to its caller
-        assert new_secret not in r.stderr
-        c.delete_object(Bucket=name, Key="k")
-        c.delete_bucket(Bucket=name)
-        time.sleep(0.5)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
+    endpoint = g.url
+    c = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                     aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
+                     config=botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"}))
+    name = f"log-{uuid.uuid4().hex[:12]}"
+    c.create_bucket(Bucket=name)
+    c.put_object(Bucket=name, Key="k", Body=b"v")
+    url = c.generate_presigned_url("get_object", Params={"Bucket": name, "Key": "k"}, ExpiresIn=60)
+    assert anonymous_get(url)[0] == 200
+    v2 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                      aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
+                      config=botocore.config.Config(signature_version="s3", s3={"addressing_style": "path"}))
+    v2.get_object(Bucket=name, Key="k")["Body"].read()
+    wrong = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                         aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key="wrong" * 8,
+                         config=botocore.config.Config(signature_version="s3v4", retries={"total_max_attempts": 1},
+                                                       s3={"addressing_style": "path"}))
+    error_of(wrong.get_object, Bucket=name, Key="k")
+    r = subprocess.run([os.environ["RSGW_BIN"], "admin", "-c", str(cfg), "user", "create", "--uid",
+                        f"carol-{uuid.uuid4().hex[:6]}", "--display-name", "Carol", "--access-key", f"CAROL{uuid.uuid4().hex[:15].upper()}",
+                        "--secret-key", new_secret],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert new_secret in r.stdout  # the tool's answer, to its caller
+    assert new_secret not in r.stderr
+    c.delete_object(Bucket=name, Key="k")
+    c.delete_bucket(Bucket=name)
+    time.sleep(0.5)
+    g.stop()
+    log = g.log
     text = log.read_text(errors="replace")
     assert len(text.splitlines()) > 50, "trace logging logged nothing: the test proves nothing"
     for secret in (os.environ["ALICE_SK"], os.environ["BOB_SK"], new_secret, "wrong" * 8):

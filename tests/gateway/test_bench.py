@@ -12,7 +12,8 @@ import uuid
 
 import pytest
 
-from test_admin import free_port, wait_for_port
+from rsgw_gateway import free_port, wait_for_port
+from targets import configs
 
 RSGW = os.environ.get("RSGW_BIN", "rsgw")
 RESET_SERVER = os.path.join(os.path.dirname(__file__), "..", "tools", "reset_server.py")
@@ -134,7 +135,6 @@ def test_list_after_delete(t):
     """The mass-delete listing test, small: both buckets list the survivors
     exactly (the tool checks), with the raw index listing of each gateway's
     own admin tool timed too."""
-    from test_admin import configs
     raw = ("radosgw-admin bi list --bucket {bucket}" if t.is_radosgw
            else f"{RSGW} admin -c {configs()[t.name]} bucket stats --bucket {{bucket}}")
     r = subprocess.run([RSGW, "bench", "list-after-delete", "--endpoint", t.endpoint,

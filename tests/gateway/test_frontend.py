@@ -1,28 +1,20 @@
 """Frontend limits of a gateway started here with small settings: the
 listen backlog, the request timeout that cuts slowloris clients while
 others are served, and the open-files limit raised to the hard limit."""
-import os
 import re
-import signal
+import resource
 import socket
 import subprocess
 import time
 
 import pytest
 
-from test_admin import own_gateway_config, wait_for_port
-
 
 @pytest.fixture
-def own_gateway(t, rsgw_only, tmp_path):
+def own_gateway(gateway):
     """rsgw on the target's store, own port, request_timeout_ms = 1000, backlog = 777."""
-    cfg, port = own_gateway_config(t, tmp_path, "frontend", "request_timeout_ms = 1000\nbacklog = 777")
-    server = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(cfg)],
-                              stderr=open(tmp_path / "serve.log", "wb"))
-    wait_for_port(port)
-    yield server, port
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=30) == 0
+    g = gateway("frontend", "request_timeout_ms = 1000\nbacklog = 777")
+    return g, g.port
 
 
 def test_backlog_and_open_files(own_gateway):
@@ -58,40 +50,32 @@ def test_slowloris_is_cut_and_others_served(t, own_gateway):
             break
         time.sleep(0.3)
     slow.close()
-    assert cut is not None and cut < 4, f"slow client not cut (after {cut})"
+    # request_timeout_ms is 1 s; 5 s leaves a loaded host time to notice
+    assert cut is not None and cut < 5, f"slow client not cut (after {cut})"
 
 
-def test_recovers_from_descriptor_exhaustion(t, rsgw_only, tmp_path):
+def test_recovers_from_descriptor_exhaustion(t, gateway):
     """With only 64 descriptors, 100 idle clients exhaust them: accept backs
     off instead of dying, and once they leave the gateway serves again,
     without a restart."""
-    import resource
-
-    cfg, port = own_gateway_config(t, tmp_path, "fd")
-    server = subprocess.Popen(
-        [os.environ["RSGW_BIN"], "serve", "-c", str(cfg)],
-        stderr=open(tmp_path / "serve.log", "wb"),
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)),
-    )
-    try:
-        wait_for_port(port)
-        idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(100)]
-        time.sleep(1)
-        assert server.poll() is None, "the gateway died when descriptors ran out"
-        assert b"accept failed" in open(tmp_path / "serve.log", "rb").read()
-        for c in idle:
-            c.close()
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                ok = socket.create_connection(("127.0.0.1", port), timeout=5)
-                ok.sendall(b"GET /nosuchbucket-x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                if ok.recv(12).startswith(b"HTTP/1.1 4"):
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the gateway did not recover"
-            time.sleep(0.2)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=30) == 0
+    g = gateway("fd", preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
+    port = g.port
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(100)]
+    deadline = time.monotonic() + 10
+    while b"accept failed" not in g.log.read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert g.running, "the gateway died when descriptors ran out"
+    assert b"accept failed" in g.log.read_bytes()
+    for c in idle:
+        c.close()
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            ok = socket.create_connection(("127.0.0.1", port), timeout=5)
+            ok.sendall(b"GET /nosuchbucket-x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            if ok.recv(12).startswith(b"HTTP/1.1 4"):
+                break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "the gateway did not recover"
+        time.sleep(0.2)

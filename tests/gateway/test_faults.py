@@ -7,7 +7,6 @@ import concurrent.futures
 import hashlib
 import os
 import random
-import signal
 import subprocess
 import threading
 import time
@@ -18,7 +17,7 @@ import botocore.config
 import botocore.exceptions
 import pytest
 
-from test_admin import admin, own_gateway_config, start_put, stripes_of, wait_for_port
+from test_admin import admin, start_put, stripes_of
 
 MiB = 1024 * 1024
 CEPH_MICRO = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "ceph-micro")
@@ -33,40 +32,15 @@ def client(port, read_timeout=60):
                                                       max_pool_connections=16))
 
 
-class Gateway:
-    """An rsgw of the test's own on the target's store, restartable."""
-
-    def __init__(self, t, tmp_path, extra="", sections=""):
-        self.cfg, self.port = own_gateway_config(t, tmp_path, "faults", extra, sections)
-        self.proc = None
-
-    def start(self):
-        self.proc = subprocess.Popen([os.environ["RSGW_BIN"], "serve", "-c", str(self.cfg)],
-                                     stderr=subprocess.DEVNULL)
-        wait_for_port(self.port)
-        return self
-
-    def kill(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=40)
-
-
 @pytest.fixture
-def gateway(t, rsgw_only, tmp_path):
-    gws = []
+def gateway(gateway):
+    """An rsgw of the test's own on the target's store, started with .start(),
+    restartable after .kill()."""
 
     def make(extra="", sections=""):
-        gws.append(Gateway(t, tmp_path, extra, sections))
-        return gws[-1]
+        return gateway("faults", extra, sections, start=False)
 
-    yield make
-    for g in gws:
-        g.stop()
+    return make
 
 
 def body_of(seed, size):
@@ -311,9 +285,10 @@ def test_osd_stop_and_restart_under_load(t, rados_gateway):
     assert before and all(r[3] == "ok" for r in before)
     failed = [r for r in load.results if r[3] != "ok"]
     assert failed, "stopping the OSD failed no request?"
-    # clean S3 errors within the store timeout (5 s) plus slack; no hang, no reset
+    # clean S3 errors within the store timeout (5 s; the gateway gives up on
+    # librados 1 s after it) plus slack for a loaded host; no hang, no reset
     assert all(r[3] in ("500", "503") for r in failed), collections_of(failed)
-    slow = [(round(r[0] - t_stop, 1), round(r[1], 1), r[2], r[3]) for r in failed if r[1] > 6]
+    slow = [(round(r[0] - t_stop, 1), round(r[1], 1), r[2], r[3]) for r in failed if r[1] > 8]
     assert not slow, slow
 
 

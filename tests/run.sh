@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Runs the Python suites (pytest, in the pinned virtual environment of
+# tests/venv.sh) against targets started here:
+#   tests/s3/       the S3 client suite: S3 behaviour, every test once per
+#                   target with boto3 and the real command-line clients
+#   tests/gateway/  rsgw's own behaviour on gateways the tests start (admin
+#                   CLI and GC, handler pools and admission, frontend limits,
+#                   overload, faults, rsgw bench, the leak check)
+# Targets, each with the same two users (alice, bob):
+#   rsgw-local  rsgw serve on the embedded backend
+#   rsgw-rados  rsgw serve on the rados backend      } only with a CEPH_CONF
+#   radosgw     the real radosgw, proving the tests  } (a throwaway cluster,
+#               encode S3, not rsgw                  }  scripts/ceph-micro)
+# Everything started here is stopped on exit.
+#   tests/run.sh RSGW_BINARY CEPH_CONF|- [pytest args...]
+# "-" for CEPH_CONF: no cluster, rsgw-local only. Without a test path among
+# the pytest args both suites run; a bare file name (test_pool.py,
+# test_faults.py::test_mon_restart_under_load) is looked up in both.
+#   tests/run.sh target/debug/rsgw "$CEPH_CONF" -x -k 'not radosgw'
+#   tests/run.sh target/debug/rsgw - s3          # the inner loop's suite
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+[[ $# -ge 2 ]] || { sed -n '2,22p' "$0"; exit 2; }
+RSGW=$(realpath "$1")
+CEPH_CONF=$2
+shift 2
+# shellcheck source=tests/venv.sh
+source "$here/venv.sh"
+# shellcheck source=tests/lib.sh
+source "$here/lib.sh"
+
+pytest_args=()
+paths=0 prev=
+for a in "$@"; do
+  case $prev in
+    -k | -m | -p | -o | -W | -c | --deselect | --ignore | --tb | --maxfail | --durations | --junitxml) ;;
+    *)
+      file=${a%%::*}
+      if [[ $a != -* && $file == *.py && ! -e $here/$file ]]; then
+        for d in s3 gateway; do [[ -e $here/$d/$file ]] && a=$d/$a && break; done
+      fi
+      [[ $a != -* && -e $here/${a%%::*} ]] && paths=1
+      ;;
+  esac
+  pytest_args+=("$a")
+  prev=$a
+done
+((paths)) || pytest_args+=(s3 gateway)
+
+RSGW_WORK=$(mktemp -d)
+rgw=0
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+  rsgw_stop_all
+  ((rgw)) && { "$here/../scripts/ceph-micro" stop rgw >/dev/null 2>&1 || true; }
+  rm -rf "$RSGW_WORK"
+}
+trap cleanup EXIT
+
+ALICE_AK=ALICEACCESSKEY000001 ALICE_SK=alicesecretkey0000000000000000000000001
+BOB_AK=BOBACCESSKEY00000001 BOB_SK=bobsecretkey00000000000000000000000001
+users=(--user "alice:Alice:$ALICE_AK:$ALICE_SK" --user "bob:Bob:$BOB_AK:$BOB_SK")
+s3=(--toml '[s3]
+dns_names = ["s3.test"]')
+targets="" configs=""
+
+rsgw_start rsgw-local --backend local "${s3[@]}" "${users[@]}"
+targets+="rsgw-local=${RSGW_URL[rsgw-local]},"
+configs+="rsgw-local=${RSGW_CONFIG[rsgw-local]},"
+
+if [[ $CEPH_CONF != - ]]; then
+  export CEPH_CONF
+  rsgw_start rsgw-rados --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix "s3t$RANDOM" "${s3[@]}" "${users[@]}"
+  targets+="rsgw-rados=${RSGW_URL[rsgw-rados]},"
+  configs+="rsgw-rados=${RSGW_CONFIG[rsgw-rados]},"
+
+  rgw_port=$(rsgw_free_port)
+  rgw=1
+  RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test "$here/../scripts/ceph-micro" rgw >/dev/null
+  rgw_user() { # uid name access secret
+    radosgw-admin user info --uid="$1" >/dev/null 2>&1 ||
+      radosgw-admin user create --uid="$1" --display-name="$2" --access-key="$3" --secret-key="$4" >/dev/null
+  }
+  rgw_user alice Alice $ALICE_AK $ALICE_SK
+  rgw_user bob Bob $BOB_AK $BOB_SK
+  targets+="radosgw=http://127.0.0.1:$rgw_port"
+else
+  unset CEPH_CONF
+fi
+
+export S3_TARGETS=$targets RSGW_CONFIGS=$configs RSGW_BIN=$RSGW ALICE_AK ALICE_SK BOB_AK BOB_SK
+echo "targets: $S3_TARGETS"
+echo "python: $(command -v python3) ($(python3 -c 'import boto3, pytest; print("boto3", boto3.__version__, "pytest", pytest.__version__)'))"
+cd "$here"
+status=0
+python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}" || status=$?
+# the targets must still run, and stop cleanly
+for name in "${RSGW_NAMES[@]}"; do rsgw_stop "$name" || status=1; done
+exit $status

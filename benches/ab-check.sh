@@ -24,6 +24,7 @@ work=$(mktemp -d)
 chmod 755 "$work"
 pids=()
 cleanup() {
+  rsgw_stop_all
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -34,6 +35,9 @@ server_cpu=$(($(nproc) - 1))
 client=(taskset -c 0)
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
+# shellcheck source=tests/lib.sh
+source tests/lib.sh
+RSGW_WORK=$work
 run_info "$work/run.json" "$0" "$@"
 small_object "$work/obj"
 
@@ -43,13 +47,9 @@ pids+=("$(start_nginx "$ngx_port" "$work/obj" "worker_processes 1;
 worker_cpu_affinity 1$(printf '%0*d' "$server_cpu" 0);")")
 
 # rsgw, embedded backend
-gw_port=$(free_port)
-printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[cpu]\ncpuset = "%s"\n[store]\npath = "%s/data"\n' \
-  "$gw_port" "$server_cpu" "$work" >"$work/rsgw.toml"
-bench_user "$RSGW" "$work/rsgw.toml"
-"$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
-pids+=($!)
-wait_http "http://127.0.0.1:$gw_port/"
+rsgw_start rsgw --backend local --path "$work/data" --no-admin --toml "[cpu]
+cpuset = \"$server_cpu\"" --user "bench:Bench:$BENCH_AK:$BENCH_SK"
+gw_port=${RSGW_PORT[rsgw]}
 put_public_object "http://127.0.0.1:$gw_port" "$BENCH_AK" "$BENCH_SK" "$work/obj"
 
 rps() { awk '/^Requests per second/ {print $4}'; }

@@ -28,6 +28,7 @@ URL=http://127.0.0.1:$PORT
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  rsgw_stop_all
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   scripts/ceph-micro stop rgw >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -37,6 +38,9 @@ ulimit -n "$(ulimit -Hn)"
 hz=$(getconf CLK_TCK)
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
+# shellcheck source=tests/lib.sh
+source tests/lib.sh
+RSGW_WORK=$work
 run_info "$work/run.json" "$0" "$@"
 small_object "$work/obj"
 results=$work/results
@@ -77,26 +81,21 @@ measure radosgw /bench/small "$rgw_pid"
 scripts/ceph-micro stop rgw >/dev/null
 
 echo "== rsgw, rados backend, from the same ceph.conf section"
-printf '[frontend]\nadmin_endpoint = ""\n[store]\npool_prefix = "rsgwbench"\n' >"$work/extra.toml"
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
   "$CEPH_CONF" >"$work/admin.toml"
 bench_user "$RSGW" "$work/admin.toml"
-"$RSGW" serve -c "$work/extra.toml" --ceph-conf "$CEPH_CONF" --name client.rgw.gw 2>"$work/rsgw-rados.log" &
-pids+=($!)
-wait_http "$URL/"
+# endpoints, backend and threads from ceph.conf's [client.rgw.gw]
+rsgw_start rsgw-rados --backend none --port "$PORT" --no-endpoints --no-admin --toml '[store]
+pool_prefix = "rsgwbench"' -- --ceph-conf "$CEPH_CONF" --name client.rgw.gw
 put_public "$BENCH_AK" "$BENCH_SK"
-measure rsgw-rados /bench/small "${pids[-1]}"
-kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
+measure rsgw-rados /bench/small "${RSGW_PID[rsgw-rados]}"
+rsgw_stop rsgw-rados
 
 echo "== rsgw, embedded backend (defaults: async, 512 threads)"
-printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[store]\npath = "%s/data"\n' "$PORT" "$work" >"$work/local.toml"
-bench_user "$RSGW" "$work/local.toml"
-"$RSGW" serve -c "$work/local.toml" 2>"$work/rsgw-local.log" &
-pids+=($!)
-wait_http "$URL/"
+rsgw_start rsgw-local --backend local --path "$work/data" --port "$PORT" --no-admin --user "bench:Bench:$BENCH_AK:$BENCH_SK"
 put_public "$BENCH_AK" "$BENCH_SK"
-measure rsgw-local /bench/small "${pids[-1]}"
-kill -TERM "${pids[-1]}"; wait "${pids[-1]}" || true
+measure rsgw-local /bench/small "${RSGW_PID[rsgw-local]}"
+rsgw_stop rsgw-local
 
 echo "== nginx, the same 260-byte file"
 master=$(start_nginx "$PORT" "$work/obj" "worker_processes auto;")

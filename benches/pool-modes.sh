@@ -16,12 +16,14 @@ OUT=${2:-docs/perf/pool-modes}
 cargo build --release -q -p rsgw
 RSGW=$PWD/target/release/rsgw
 work=$(mktemp -d)
-pid=""
-cleanup() { [[ -n $pid ]] && kill -TERM "$pid" 2>/dev/null; rm -rf "$work"; }
+cleanup() { rsgw_stop_all; rm -rf "$work"; }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
+# shellcheck source=tests/lib.sh
+source tests/lib.sh
+RSGW_WORK=$work
 run_info "$work/run.json" "$0" "$@"
 small_object "$work/obj"
 hz=$(getconf CLK_TCK)
@@ -33,12 +35,12 @@ for latency in 0 2; do
   for mode in async blocking; do
     for threads in 8 64 512; do
       rm -rf "$work/data"
-      printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[pool]\nmode = "%s"\nthread_pool_size = %s\n[store]\npath = "%s/data"\ninject_latency_ms = %s\n' \
-        "$port" "$mode" "$threads" "$work" "$latency" >"$work/rsgw.toml"
-      bench_user "$RSGW" "$work/rsgw.toml"
-      "$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
-      pid=$!
-      wait_http "http://127.0.0.1:$port/"
+      rsgw_start rsgw --backend local --path "$work/data" --port "$port" --no-admin --toml "[pool]
+mode = \"$mode\"
+thread_pool_size = $threads
+[store]
+inject_latency_ms = $latency" --user "bench:Bench:$BENCH_AK:$BENCH_SK"
+      pid=${RSGW_PID[rsgw]}
       put_public_object "http://127.0.0.1:$port" "$BENCH_AK" "$BENCH_SK" "$work/obj"
       url="http://127.0.0.1:$port/bench/small"
       "$RSGW" bench ab -q -k -c 256 -t 1 "$url" >/dev/null   # warm-up
@@ -62,9 +64,7 @@ with open(sys.argv[7], "a") as f:
     print(",".join(map(str, row)), file=f)
 assert r["failed_requests"] == 0, r
 ' "$out" $((c1 - c0)) "$hz" "$mode" "$threads" "$latency" "$work/results.csv" | tee -a "$work/report.md"
-      kill -TERM "$pid"
-      wait "$pid" || true
-      pid=""
+      rsgw_stop rsgw
     done
   done
 done

@@ -14,18 +14,16 @@ OUT=${2:-docs/perf/small-get}
 cargo build --release -q
 RSGW=$PWD/target/release/rsgw
 work=$(mktemp -d)
-pid=""
-cleanup() { [[ -n $pid ]] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
+cleanup() { rsgw_stop_all; rm -rf "$work"; }
 trap cleanup EXIT
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
+# shellcheck source=tests/lib.sh
+source tests/lib.sh
+RSGW_WORK=$work
 run_info "$work/run.json" "$0" "$@"
-port=$(free_port)
-printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = ""\n[store]\npath = "%s/data"\n' "$port" "$work" >"$work/rsgw.toml"
-bench_user "$RSGW" "$work/rsgw.toml"
-"$RSGW" serve -c "$work/rsgw.toml" 2>"$work/serve.log" &
-pid=$!
-wait_http "http://127.0.0.1:$port/"
+rsgw_start rsgw --backend local --path "$work/data" --no-admin --user "bench:Bench:$BENCH_AK:$BENCH_SK"
+port=${RSGW_PORT[rsgw]} pid=${RSGW_PID[rsgw]}
 small_object "$work/obj"
 put_public_object "http://127.0.0.1:$port" "$BENCH_AK" "$BENCH_SK" "$work/obj"
 url="http://127.0.0.1:$port/bench/small"

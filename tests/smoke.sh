@@ -8,20 +8,18 @@
 set -euo pipefail
 RSGW=$1
 CEPH_CONF=$2
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-port=$((20000 + RANDOM % 20000))
-printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = "127.0.0.1:%s"\n[store]\npath = "%s/serve-data"\n' \
-  "$port" $((port + 1)) "$work" >"$work/serve.toml"
-"$RSGW" serve -c "$work/serve.toml" 2>"$work/serve.log" &
-serve_pid=$!
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-curl -s -D "$work/headers" -o "$work/body" "http://127.0.0.1:$port/bucket/key" || true
-grep -q '^HTTP/1.1 404' "$work/headers" || { cat "$work/headers" "$work/serve.log"; exit 1; }
+RSGW_WORK=$work
+trap 'rsgw_stop_all; rm -rf "$work"' EXIT
+rsgw_start serve --backend local --path "$work/serve-data"
+url=${RSGW_URL[serve]}
+curl -s -D "$work/headers" -o "$work/body" "$url/bucket/key" || true
+grep -q '^HTTP/1.1 404' "$work/headers" || { cat "$work/headers" "${RSGW_LOG[serve]}"; exit 1; }
 grep -qi '^x-amz-request-id: tx' "$work/headers" || { echo "no request id"; exit 1; }
 grep -q '<Code>NoSuchBucket</Code>.*<RequestId>tx' "$work/body" || { cat "$work/body"; exit 1; }
-kill -TERM "$serve_pid"
-wait "$serve_pid" || { echo "rsgw serve did not exit cleanly on SIGTERM"; cat "$work/serve.log"; exit 1; }
+rsgw_stop serve || { echo "rsgw serve did not exit cleanly on SIGTERM"; exit 1; }
 echo "rsgw serve: 404 NoSuchBucket with an S3 error body and request id; clean exit on SIGTERM"
 printf '[store]\nbackend = "local"\npath = "%s/data"\n' "$work" >"$work/local.toml"
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\npool_prefix = "rsgwsmoke"\n' "$CEPH_CONF" >"$work/rados.toml"

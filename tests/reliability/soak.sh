@@ -17,35 +17,32 @@ shift 3
 mkdir -p "$OUT"
 "$root/scripts/ceph-micro" start >/dev/null
 eval "$("$root/scripts/ceph-micro" env)"
-work=$(mktemp -d)
-pids=()
+# shellcheck source=tests/venv.sh
+source "$here/../venv.sh"
+# shellcheck source=tests/lib.sh
+source "$here/../lib.sh"
+RSGW_WORK=$(mktemp -d)
 cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
+  rsgw_stop_all
+  rm -rf "$RSGW_WORK"
 }
 trap cleanup EXIT
 export ALICE_AK=SOAKACCESSKEY0000001 ALICE_SK=soaksecretkey000000000000000000000000001
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 endpoints="" gateways="" gc=()
-start() { # NAME STORE-LINES
-  local p cfg=$work/$1.toml
-  p=$(port)
-  printf '[frontend]\nendpoints = ["127.0.0.1:%s"]\nadmin_endpoint = "127.0.0.1:%s"\n[store]\n%s\n' "$p" "$(port)" "$2" >"$cfg"
-  "$RSGW" admin -c "$cfg" user info --uid soak >/dev/null 2>&1 ||
-    "$RSGW" admin -c "$cfg" user create --uid soak --display-name Soak --access-key $ALICE_AK --secret-key $ALICE_SK >/dev/null
-  "$RSGW" serve -c "$cfg" 2>"$OUT/$1.log" &
-  pids+=($!)
-  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.1; done
-  endpoints+="$1=http://127.0.0.1:$p,"
-  gateways+="$1=$!,"
+start() { # NAME rsgw_start options...
+  local name=$1
+  shift
+  rsgw_start "$name" --log "$OUT/$name.log" --user "soak:Soak:$ALICE_AK:$ALICE_SK" "$@"
+  endpoints+="$name=${RSGW_URL[$name]},"
+  gateways+="$name=${RSGW_PID[$name]},"
   # once the load stopped nothing is in flight: collect every orphan, and the
   # final check then proves the collector removed nothing that lives
-  gc+=(--after-load "'$RSGW' admin -c '$cfg' gc run --include-all")
+  gc+=(--after-load "'$RSGW' admin -c '${RSGW_CONFIG[$name]}' gc run --include-all")
 }
-start rsgw-local "path = \"$work/local\""
-start rsgw-rados "backend = \"rados\"
-ceph_conf = \"$CEPH_CONF\"
-pool_prefix = \"soak\""
+start rsgw-local --backend local --path "$RSGW_WORK/local"
+start rsgw-rados --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix soak
 echo "rsgw $("$RSGW" --version), ceph $(ceph --version | awk '{print $3}'), $(nproc) CPUs"
 python3 "$here/soak.py" --endpoint "$endpoints" --pid "$gateways" --duration "$SECONDS_OF_LOAD" --out "$OUT" "${gc[@]}" "$@"
+# both gateways must still run, and stop cleanly
+rsgw_stop rsgw-local
+rsgw_stop rsgw-rados

@@ -93,6 +93,31 @@ fn owner_of(who: &Principal) -> String {
     }
 }
 
+/// The part list of a completion, quotes taken off the ETags; part
+/// numbers must ascend (`InvalidPartOrder`).
+fn distinct_parts(wanted: &[(u32, String)]) -> GatewayResult<Vec<(u32, &str)>> {
+    if wanted.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return Err(GatewayError::InvalidPartOrder);
+    }
+    Ok(wanted
+        .iter()
+        .map(|(n, e)| (*n, e.trim_matches('"')))
+        .collect())
+}
+
+/// S3's ETag of a multipart object: the MD5 of the parts' binary MD5s,
+/// a dash and the number of parts.
+fn multipart_etag<'a>(
+    etags: impl ExactSizeIterator<Item = &'a str>,
+) -> Result<String, hex::FromHexError> {
+    let n = etags.len();
+    let mut md5 = Md5::new();
+    for e in etags {
+        md5.update(hex::decode(e)?);
+    }
+    Ok(format!("{}-{n}", hex::encode(md5.finalize())))
+}
+
 impl Gateway {
     /// Starts a multipart upload; returns its id.
     pub async fn create_multipart(
@@ -355,15 +380,20 @@ impl Gateway {
         upload_id: &str,
         wanted: &[(u32, String)],
     ) -> GatewayResult<PutResult> {
-        let (info, up) = self.upload(who, bucket, key, upload_id).await?;
         if wanted.is_empty() {
             return Err(GatewayError::MalformedXml(
                 "you must specify at least one part".into(),
             ));
         }
-        if wanted.windows(2).any(|w| w[0].0 >= w[1].0) {
-            return Err(GatewayError::InvalidPartOrder);
-        }
+        let wanted = distinct_parts(wanted)?;
+        let (info, up) = match self.upload(who, bucket, key, upload_id).await {
+            Err(GatewayError::NoSuchUpload) => {
+                return self
+                    .completed_before(who, bucket, key, upload_id, &wanted)
+                    .await;
+            }
+            r => r?,
+        };
         let mut stored: BTreeMap<u32, PartInfo> = self
             .all_parts(upload_id)
             .await?
@@ -371,23 +401,21 @@ impl Gateway {
             .map(|p| (p.number, p))
             .collect();
         let mut chosen = Vec::with_capacity(wanted.len());
-        for (i, (number, etag)) in wanted.iter().enumerate() {
+        for (i, &(number, etag)) in wanted.iter().enumerate() {
             let part = stored
-                .remove(number)
-                .filter(|p| p.etag == etag.trim_matches('"'))
-                .ok_or(GatewayError::InvalidPart(*number))?;
+                .remove(&number)
+                .filter(|p| p.etag == etag)
+                .ok_or(GatewayError::InvalidPart(number))?;
             if i + 1 < wanted.len() && part.size < self.opts.min_part_size {
                 return Err(GatewayError::EntityTooSmall);
             }
             chosen.push(part);
         }
-        let mut md5 = Md5::new();
-        for p in &chosen {
-            md5.update(hex::decode(&p.etag).map_err(|e| GatewayError::Corrupt(e.to_string()))?);
-        }
+        let etag = multipart_etag(chosen.iter().map(|p| p.etag.as_str()))
+            .map_err(|e| GatewayError::Corrupt(e.to_string()))?;
         let meta = ObjectMeta {
             size: chosen.iter().map(|p| p.size).sum(),
-            etag: format!("{}-{}", hex::encode(md5.finalize()), chosen.len()),
+            etag,
             mtime: now_secs(),
             owner: up.owner.clone(),
             acl: up.acl,
@@ -397,6 +425,7 @@ impl Gateway {
             head_len: 0,
             tails: chosen.iter().map(|p| p.tail.clone()).collect(),
             checksums: BTreeMap::new(),
+            upload_id: upload_id.into(),
         };
         let replaced = self
             .commit_head(&info.id, key, &PutParams::default(), Bytes::new(), &meta)
@@ -409,6 +438,33 @@ impl Gateway {
         self.retire(&info.id, key, &unused).await?;
         if let Some(old) = replaced {
             self.retire(&info.id, key, &old.tails).await?;
+        }
+        Ok(PutResult { meta })
+    }
+
+    /// A completion retried after the first one succeeded (its response
+    /// lost): the upload record is gone, but the key's current version
+    /// names the upload that made it. The same part list (so the same
+    /// ETag) answers the first completion's result; anything else finds
+    /// no such upload.
+    async fn completed_before(
+        &self,
+        who: &Principal,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        wanted: &[(u32, &str)],
+    ) -> GatewayResult<PutResult> {
+        let info = self.bucket_info_fresh(bucket).await?;
+        let Some(meta) = self.head_meta(&layout::head(&info.id, key)).await? else {
+            return Err(GatewayError::NoSuchUpload);
+        };
+        let etag = multipart_etag(wanted.iter().map(|&(_, e)| e)).ok();
+        if meta.upload_id != upload_id || etag.as_deref() != Some(meta.etag.as_str()) {
+            return Err(GatewayError::NoSuchUpload);
+        }
+        if !(who.is(&meta.owner) || who.is(&info.owner)) {
+            return Err(GatewayError::AccessDenied);
         }
         Ok(PutResult { meta })
     }
@@ -1173,5 +1229,54 @@ mod tests {
         // only the new object's head and stripes remain
         let objects = f.data_objects().await;
         assert_eq!(objects.len(), 1 + 2 + 2, "{objects:?}");
+    }
+
+    /// A completion retried with the same part list answers the first
+    /// one's result while the object it made is the key's current version;
+    /// another part list, another key, or a later version: NoSuchUpload.
+    #[tokio::test]
+    async fn retried_completion_answers_the_first_result() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "mpu").await;
+        let up = three_parts(&f, "k").await;
+        let list = wanted(&[(1, MD5_P1), (2, MD5_P2)]);
+        let first =
+            f.gw.complete_multipart(&owner(), "mpu", "k", &up, &list)
+                .await
+                .expect("complete")
+                .meta;
+        assert_eq!(first.upload_id, up);
+        let quoted = wanted(&[(1, "\"e80b5017098950fc58aad83c8c14978e\""), (2, MD5_P2)]);
+        for retry in [&list, &quoted] {
+            let again =
+                f.gw.complete_multipart(&owner(), "mpu", "k", &up, retry)
+                    .await
+                    .expect("retried completion");
+            assert_eq!(again.meta, first);
+        }
+        let no_such = |r: GatewayResult<PutResult>, what: &str| {
+            assert!(
+                matches!(r, Err(GatewayError::NoSuchUpload)),
+                "{what}: {r:?}"
+            );
+        };
+        for (what, key, parts) in [
+            ("fewer parts", "k", wanted(&[(1, MD5_P1)])),
+            ("another ETag", "k", wanted(&[(1, MD5_P1), (2, MD5_P3)])),
+            ("another key", "other", list.clone()),
+        ] {
+            no_such(
+                f.gw.complete_multipart(&owner(), "mpu", key, &up, &parts)
+                    .await,
+                what,
+            );
+        }
+        f.gw.put_object(&owner(), "mpu", "k", PutParams::default(), body(P3, 4))
+            .await
+            .expect("overwrite");
+        no_such(
+            f.gw.complete_multipart(&owner(), "mpu", "k", &up, &list)
+                .await,
+            "after an overwrite",
+        );
     }
 }

@@ -61,6 +61,11 @@ pub struct ObjectMeta {
     /// base64 as S3 shows them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub checksums: BTreeMap<String, String>,
+    /// The multipart upload that made this version ("" for a PUT or a
+    /// copy): a retried CompleteMultipartUpload of it answers success for
+    /// as long as this version is the key's current one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub upload_id: String,
 }
 
 /// A run of data stored as stripes `<bucket id>.<tag>.<n>`.
@@ -348,7 +353,7 @@ impl Gateway {
         Ok(())
     }
 
-    async fn head_meta(&self, head: &ObjectId) -> GatewayResult<Option<ObjectMeta>> {
+    pub(crate) async fn head_meta(&self, head: &ObjectId) -> GatewayResult<Option<ObjectMeta>> {
         match self.store.read(head, ReadOp::new().xattrs()).await {
             Ok(r) => Ok(Some(parse_meta(&r.xattrs.unwrap_or_default())?)),
             Err(StoreError::NotFound) => Ok(None),
@@ -465,6 +470,7 @@ impl Gateway {
                 Vec::new()
             },
             checksums,
+            upload_id: String::new(),
         };
         let replaced = match self
             .commit_head(&info.id, key, &params, head.freeze(), &meta)

@@ -1,0 +1,46 @@
+"""Conformance with radosgw (the reference, run in the same session) and
+AWS where clients notice the difference (issue 15)."""
+from helpers import error_of
+
+
+def _complete(t, bucket, key, uid, parts):
+    return t.alice.complete_multipart_upload(
+        Bucket=bucket, Key=key, UploadId=uid,
+        MultipartUpload={"Parts": [{"PartNumber": n, "ETag": e} for n, e in parts]},
+    )
+
+
+def _result(r):
+    return {k: r.get(k) for k in ("ETag", "Location", "Bucket", "Key")}
+
+
+def test_retried_complete_answers_the_same_result(t, bucket):
+    # a client whose first response was lost retries the same request
+    uid = t.alice.create_multipart_upload(Bucket=bucket, Key="retried")["UploadId"]
+    etag = t.alice.upload_part(Bucket=bucket, Key="retried", UploadId=uid, PartNumber=1, Body=b"only part")["ETag"]
+    first = _complete(t, bucket, "retried", uid, [(1, etag)])
+    again = _complete(t, bucket, "retried", uid, [(1, etag)])
+    want = _result(first)
+    if t.is_radosgw:
+        # radosgw (Pacific) leaves the first result's ETag empty and gives
+        # the retry the object's ETag, unquoted
+        want["ETag"] = t.alice.head_object(Bucket=bucket, Key="retried")["ETag"].strip('"')
+        assert first["ETag"] == ""
+    assert _result(again) == want
+    assert first["Bucket"] == bucket and first["Key"] == "retried"
+    assert t.alice.get_object(Bucket=bucket, Key="retried")["Body"].read() == b"only part"
+    # the upload itself is gone: it cannot be listed or aborted-and-redone
+    assert not t.alice.list_multipart_uploads(Bucket=bucket).get("Uploads")
+
+
+def test_retried_complete_after_the_object_changed(t, bucket):
+    # once the key holds another version, the completed upload is forgotten
+    uid = t.alice.create_multipart_upload(Bucket=bucket, Key="moved")["UploadId"]
+    etag = t.alice.upload_part(Bucket=bucket, Key="moved", UploadId=uid, PartNumber=1, Body=b"part")["ETag"]
+    _complete(t, bucket, "moved", uid, [(1, etag)])
+    t.alice.put_object(Bucket=bucket, Key="moved", Body=b"overwritten")
+    code, status, _ = error_of(_complete, t, bucket, "moved", uid, [(1, etag)])
+    # radosgw (Pacific) answers 500 InternalError ("This multipart completion
+    # is already in progress"); AWS and rsgw: the upload is gone
+    assert (code, status) == (("InternalError", 500) if t.is_radosgw else ("NoSuchUpload", 404))
+    assert t.alice.get_object(Bucket=bucket, Key="moved")["Body"].read() == b"overwritten"

@@ -1,5 +1,7 @@
 """Conformance with radosgw (the reference, run in the same session) and
 AWS where clients notice the difference (issue 15)."""
+import hashlib
+
 from helpers import error_of
 
 
@@ -44,3 +46,18 @@ def test_retried_complete_after_the_object_changed(t, bucket):
     # is already in progress"); AWS and rsgw: the upload is gone
     assert (code, status) == (("InternalError", 500) if t.is_radosgw else ("NoSuchUpload", 404))
     assert t.alice.get_object(Bucket=bucket, Key="moved")["Body"].read() == b"overwritten"
+
+
+def test_part_uploaded_twice_first_finishing_last(t, bucket):
+    # s3-tests' test_multipart_resend_first_finishes_last: the client names
+    # part 1 once per upload in the order the responses came (B, then A);
+    # A finished last, so it is the part ListParts shows and the object holds
+    uid = t.alice.create_multipart_upload(Bucket=bucket, Key="twice")["UploadId"]
+    etag_b = t.alice.upload_part(Bucket=bucket, Key="twice", UploadId=uid, PartNumber=1, Body=b"B" * 8)["ETag"]
+    etag_a = t.alice.upload_part(Bucket=bucket, Key="twice", UploadId=uid, PartNumber=1, Body=b"A" * 8)["ETag"]
+    listed = t.alice.list_parts(Bucket=bucket, Key="twice", UploadId=uid)["Parts"]
+    assert [(p["PartNumber"], p["ETag"]) for p in listed] == [(1, etag_a)]
+    _complete(t, bucket, "twice", uid, [(1, etag_b), (1, etag_a)])
+    g = t.alice.get_object(Bucket=bucket, Key="twice")
+    assert g["Body"].read() == b"A" * 8
+    assert g["ETag"] == '"%s-1"' % hashlib.md5(hashlib.md5(b"A" * 8).digest()).hexdigest()

@@ -93,16 +93,22 @@ fn owner_of(who: &Principal) -> String {
     }
 }
 
-/// The part list of a completion, quotes taken off the ETags; part
-/// numbers must ascend (`InvalidPartOrder`).
+/// The part list of a completion, one entry per part number, quotes
+/// taken off the ETags. A part named more than once in a row (uploaded
+/// twice, the client naming each upload's ETag in the order the responses
+/// came) is its last entry, as radosgw reads the list; a number lower than
+/// the one before it is `InvalidPartOrder`.
 fn distinct_parts(wanted: &[(u32, String)]) -> GatewayResult<Vec<(u32, &str)>> {
-    if wanted.windows(2).any(|w| w[0].0 >= w[1].0) {
-        return Err(GatewayError::InvalidPartOrder);
+    let mut out: Vec<(u32, &str)> = Vec::with_capacity(wanted.len());
+    for (number, etag) in wanted {
+        let etag = etag.trim_matches('"');
+        match out.last_mut() {
+            Some(last) if last.0 == *number => last.1 = etag,
+            Some(last) if last.0 > *number => return Err(GatewayError::InvalidPartOrder),
+            _ => out.push((*number, etag)),
+        }
     }
-    Ok(wanted
-        .iter()
-        .map(|(n, e)| (*n, e.trim_matches('"')))
-        .collect())
+    Ok(out)
 }
 
 /// S3's ETag of a multipart object: the MD5 of the parts' binary MD5s,
@@ -721,9 +727,18 @@ mod tests {
             ("descending", &[(2, MD5_P2), (1, MD5_P1)], |e| {
                 matches!(e, GatewayError::InvalidPartOrder)
             }),
-            ("repeated", &[(1, MD5_P1), (1, MD5_P1)], |e| {
-                matches!(e, GatewayError::InvalidPartOrder)
-            }),
+            // a part named twice is its last entry (s3-tests'
+            // test_multipart_resend_first_finishing_last)
+            (
+                "repeated, the last naming a stale ETag",
+                &[(1, MD5_P1), (1, MD5_P2)],
+                |e| matches!(e, GatewayError::InvalidPart(1)),
+            ),
+            (
+                "repeated after a higher number",
+                &[(1, MD5_P1), (2, MD5_P2), (1, MD5_P1)],
+                |e| matches!(e, GatewayError::InvalidPartOrder),
+            ),
             ("order checked before parts", &[(9, "x"), (4, "y")], |e| {
                 matches!(e, GatewayError::InvalidPartOrder)
             }),
@@ -941,9 +956,18 @@ mod tests {
                 .await,
             Err(GatewayError::InvalidPart(1))
         ));
-        f.gw.complete_multipart(&owner(), "mpu", "k", &up, &wanted(&[(1, MD5_P2)]))
+        // the client names both uploads of part 1, the current one last
+        let done =
+            f.gw.complete_multipart(
+                &owner(),
+                "mpu",
+                "k",
+                &up,
+                &wanted(&[(1, MD5_P1), (1, MD5_P2)]),
+            )
             .await
             .expect("complete");
+        assert_eq!(done.meta.tails, [second.tail]);
     }
 
     /// A failed part upload stores nothing and keeps the part it would

@@ -1,6 +1,7 @@
 """Conformance with radosgw (the reference, run in the same session) and
 AWS where clients notice the difference (issue 15)."""
 import hashlib
+import uuid
 
 from helpers import error_of
 
@@ -61,3 +62,9 @@ def test_part_uploaded_twice_first_finishing_last(t, bucket):
     g = t.alice.get_object(Bucket=bucket, Key="twice")
     assert g["Body"].read() == b"A" * 8
     assert g["ETag"] == '"%s-1"' % hashlib.md5(hashlib.md5(b"A" * 8).digest()).hexdigest()
+
+
+def test_bucket_names_with_dot_dash(t):
+    for name in [f"a.-{uuid.uuid4().hex[:8]}", f"a-.{uuid.uuid4().hex[:8]}"]:
+        code, status, _ = error_of(t.alice.create_bucket, Bucket=name)
+        assert (code, status) == ("InvalidBucketName", 400), name

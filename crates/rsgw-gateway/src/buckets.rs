@@ -25,8 +25,9 @@ pub struct BucketInfo {
 }
 
 /// S3's bucket naming rules: 3-63 characters of lowercase letters, digits,
-/// '.' and '-', starting and ending with a letter or digit, no "..", and not
-/// shaped like an IPv4 address.
+/// '.' and '-', starting and ending with a letter or digit, no "..", ".-"
+/// or "-." (a label may not begin or end with a dash), and not shaped like an
+/// IPv4 address.
 pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
     let bad = |why: &str| Err(GatewayError::InvalidBucketName(format!("'{name}': {why}")));
     if !(3..=63).contains(&name.len()) {
@@ -44,6 +45,9 @@ pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
     }
     if name.contains("..") {
         return bad("may not contain two adjacent periods");
+    }
+    if name.contains(".-") || name.contains("-.") {
+        return bad("may not contain a dash next to a period");
     }
     if name.parse::<std::net::Ipv4Addr>().is_ok() {
         return bad("may not be formatted as an IP address");
@@ -324,8 +328,11 @@ mod tests {
             "ab-".into(),
             ".ab".into(),
             "ab.".into(),
-            // adjacent periods
+            // adjacent periods, a dash next to a period
             "a..b".into(),
+            "a.-b".into(),
+            "a-.b".into(),
+            "ab.-.cd".into(),
             // IPv4 addresses
             "192.168.1.1".into(),
             "1.2.3.4".into(),

@@ -5,6 +5,7 @@ floods of 1 MiB headers and of huge declared bodies refused early with the
 gateway's memory bounded."""
 import asyncio
 import concurrent.futures
+import hashlib
 import resource
 import socket
 import time
@@ -105,7 +106,8 @@ def slow_put(port, path, headers, trickle, interval):
 
 def test_slow_body_is_cut_and_others_served(t, gateway, bucket):
     """Uploads whose body trickles in (three bytes 0.6 s apart, or none) and
-    then stalls, against request_timeout_ms = 1000: each gets 400
+    then stalls, with an unsigned or a declared payload hash, against
+    request_timeout_ms = 1000: each gets 400
     RequestTimeout about a second after its last byte, nothing partial is
     stored, and other clients are served at once meanwhile. (A client that
     keeps trickling a byte per second is not cut: like Beast's, the timeout
@@ -115,7 +117,11 @@ def test_slow_body_is_cut_and_others_served(t, gateway, bucket):
     path = f"/{bucket}/obj"
 
     def stalled(i):
-        h = signed_headers(g.url, "PUT", path, {"Content-Length": str(1 * MiB)})
+        # half declare the payload's SHA-256, as boto3 does over plain HTTP:
+        # s3s checks it through a body decoder of its own, which hides the
+        # timeout from the S3 layer (the frontend's body state still knows)
+        payload = "UNSIGNED-PAYLOAD" if i % 4 < 2 else hashlib.sha256(b"never sent").hexdigest()
+        h = signed_headers(g.url, "PUT", path, {"Content-Length": str(1 * MiB)}, payload=payload)
         return slow_put(g.port, path, h, 3 if i % 2 else 0, 0.6)
 
     with concurrent.futures.ThreadPoolExecutor(8) as ex:

@@ -68,3 +68,13 @@ def test_bucket_names_with_dot_dash(t):
     for name in [f"a.-{uuid.uuid4().hex[:8]}", f"a-.{uuid.uuid4().hex[:8]}"]:
         code, status, _ = error_of(t.alice.create_bucket, Bucket=name)
         assert (code, status) == ("InvalidBucketName", 400), name
+
+
+def test_recreate_own_bucket_succeeds(t, bucket):
+    # radosgw and AWS us-east-1 answer 200; the bucket and its ACL stay
+    t.alice.put_object(Bucket=bucket, Key="kept", Body=b"x")
+    r = t.alice.create_bucket(Bucket=bucket)
+    assert r["ResponseMetadata"]["HTTPStatusCode"] == 200
+    assert [o["Key"] for o in t.alice.list_objects_v2(Bucket=bucket)["Contents"]] == ["kept"]
+    code, status, _ = error_of(t.bob.create_bucket, Bucket=bucket)
+    assert (code, status) == ("BucketAlreadyExists", 409)

@@ -106,7 +106,8 @@ impl Gateway {
         Ok(())
     }
 
-    /// Creates a bucket owned by `owner`.
+    /// Creates a bucket owned by `owner`; if `owner` has it already, answers
+    /// the existing one, unchanged.
     pub async fn create_bucket(
         &self,
         owner: &str,
@@ -136,18 +137,18 @@ impl Gateway {
             self.store
                 .write(&layout::index(&info.id), WriteOp::new().remove())
                 .await?;
-            return Err(match e {
+            return match e {
                 StoreError::Exists => {
                     self.cache.forget_bucket(name);
                     match self.bucket_info(name).await {
-                        Ok(existing) if existing.owner == owner => {
-                            GatewayError::BucketAlreadyOwnedByYou
-                        }
-                        _ => GatewayError::BucketAlreadyExists,
+                        // radosgw and AWS us-east-1 answer success to the
+                        // owner; the bucket (its objects, its ACL) is kept
+                        Ok(existing) if existing.owner == owner => Ok(existing),
+                        _ => Err(GatewayError::BucketAlreadyExists),
                     }
                 }
-                e => e.into(),
-            });
+                e => Err(e.into()),
+            };
         }
         self.store
             .write(
@@ -359,10 +360,12 @@ mod tests {
                 .expect("create");
         assert_eq!(first.owner, OWNER);
         assert_eq!(first.name, "life");
-        assert!(matches!(
-            f.gw.create_bucket(OWNER, "life", CannedAcl::Private).await,
-            Err(GatewayError::BucketAlreadyOwnedByYou)
-        ));
+        // re-creating one's own bucket answers it, unchanged
+        let again =
+            f.gw.create_bucket(OWNER, "life", CannedAcl::PublicRead)
+                .await
+                .expect("re-create");
+        assert_eq!(again, first);
         assert!(matches!(
             f.gw.create_bucket("bob", "life", CannedAcl::Private).await,
             Err(GatewayError::BucketAlreadyExists)

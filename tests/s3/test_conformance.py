@@ -1,9 +1,11 @@
 """Conformance with radosgw (the reference, run in the same session) and
 AWS where clients notice the difference (issue 15)."""
 import hashlib
+import urllib.error
+import urllib.request
 import uuid
 
-from helpers import error_of
+from helpers import error_of, signed_headers
 
 
 def _complete(t, bucket, key, uid, parts):
@@ -78,3 +80,20 @@ def test_recreate_own_bucket_succeeds(t, bucket):
     assert [o["Key"] for o in t.alice.list_objects_v2(Bucket=bucket)["Contents"]] == ["kept"]
     code, status, _ = error_of(t.bob.create_bucket, Bucket=bucket)
     assert (code, status) == ("BucketAlreadyExists", 409)
+
+
+def _raw(t, method, path, headers, body=b""):
+    req = urllib.request.Request(f"{t.endpoint}{path}", data=body, method=method,
+                                 headers=signed_headers(t.endpoint, method, path, headers))
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), dict(e.headers)
+
+
+def test_empty_content_md5_is_refused(t, bucket):
+    status, body, _ = _raw(t, "PUT", f"/{bucket}/md5", {"Content-MD5": "", "Content-Length": "5"}, b"hello")
+    assert (status, b"<Code>InvalidDigest</Code>" in body) == (400, True), body
+    code, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="md5")
+    assert status == 404

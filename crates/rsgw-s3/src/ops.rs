@@ -347,6 +347,16 @@ fn decode_md5(b64: Option<&String>) -> S3Result<Option<Vec<u8>>> {
     .transpose()
 }
 
+/// The request's Content-MD5: the parsed field, or, where s3s dropped an
+/// empty header, the header itself, so that an empty Content-MD5 is
+/// `InvalidDigest` as on radosgw and AWS rather than no digest at all.
+fn content_md5(field: Option<&String>, headers: &http::HeaderMap) -> S3Result<Option<Vec<u8>>> {
+    match (field, headers.get("content-md5")) {
+        (None, Some(raw)) => decode_md5(Some(&raw.to_str().unwrap_or_default().to_string())),
+        (field, _) => decode_md5(field),
+    }
+}
+
 fn body_stream(body: Option<StreamingBlob>) -> rsgw_gateway::BodyStream {
     match body {
         Some(b) => Box::pin(b.map(|r| r.map_err(|e| crate::error::body_error(e.as_ref())))),
@@ -569,7 +579,7 @@ impl S3 for RsgwS3 {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
             acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
-            content_md5: decode_md5(i.content_md5.as_ref())?,
+            content_md5: content_md5(i.content_md5.as_ref(), &req.headers)?,
             content_length: i.content_length.map(|l| l.max(0) as u64),
             if_match: match i.if_match {
                 Some(ETagCondition::Any) => Some("*".into()),
@@ -927,7 +937,7 @@ impl S3 for RsgwS3 {
                 &i.upload_id,
                 number,
                 i.content_length.map(|l| l.max(0) as u64),
-                decode_md5(i.content_md5.as_ref())?,
+                content_md5(i.content_md5.as_ref(), &req.headers)?,
                 check,
                 body,
             )
@@ -1631,6 +1641,15 @@ mod tests {
             let header = header.map(String::from);
             check(decode_md5(header.as_ref()), want, &format!("{header:?}"));
         }
+        // an empty header, which s3s leaves out of the input, is refused too
+        let mut h = http::HeaderMap::new();
+        h.insert("content-md5", http::HeaderValue::from_static(""));
+        check(content_md5(None, &h), invalid(), "empty header");
+        check(
+            content_md5(None, &http::HeaderMap::new()),
+            Ok(None),
+            "no header",
+        );
     }
 
     #[test]

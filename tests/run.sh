@@ -18,9 +18,11 @@
 # test_faults.py::test_mon_restart_under_load) is looked up in both.
 #   tests/run.sh target/debug/rsgw "$CEPH_CONF" -x -k 'not radosgw'
 #   tests/run.sh target/debug/rsgw - s3          # the inner loop's suite
+# Env: RSGW_TEST_RADOSGW=no leaves radosgw out (the cluster has one radosgw:
+# two runs at once on one cluster would stop each other's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[[ $# -ge 2 ]] || { sed -n '2,22p' "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n "2,24p" "$0"; exit 2; }
 RSGW=$(realpath "$1")
 CEPH_CONF=$2
 shift 2
@@ -48,11 +50,19 @@ done
 ((paths)) || pytest_args+=(s3 gateway)
 
 RSGW_WORK=$(mktemp -d)
-rgw=0
+rgw=0 prefix=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   rsgw_stop_all
   ((rgw)) && { "$here/../scripts/ceph-micro" stop rgw >/dev/null 2>&1 || true; }
+  # this run's pools: runs repeated on one cluster would otherwise pile up
+  # pools until the OSD takes no more placement groups
+  if [[ -n $prefix ]]; then
+    local p
+    for p in $(ceph osd pool ls 2>/dev/null | grep "^$prefix\."); do
+      ceph osd pool rm "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1 || true
+    done
+  fi
   rm -rf "$RSGW_WORK"
 }
 trap cleanup EXIT
@@ -70,10 +80,12 @@ configs+="rsgw-local=${RSGW_CONFIG[rsgw-local]},"
 
 if [[ $CEPH_CONF != - ]]; then
   export CEPH_CONF
-  rsgw_start rsgw-rados --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix "s3t$RANDOM" "${s3[@]}" "${users[@]}"
+  prefix=s3t$RANDOM$RANDOM
+  rsgw_start rsgw-rados --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix "$prefix" "${s3[@]}" "${users[@]}"
   targets+="rsgw-rados=${RSGW_URL[rsgw-rados]},"
   configs+="rsgw-rados=${RSGW_CONFIG[rsgw-rados]},"
-
+fi
+if [[ $CEPH_CONF != - && ${RSGW_TEST_RADOSGW:-yes} != no ]]; then
   rgw_port=$(rsgw_free_port)
   rgw=1
   RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test "$here/../scripts/ceph-micro" rgw >/dev/null
@@ -84,9 +96,8 @@ if [[ $CEPH_CONF != - ]]; then
   rgw_user alice Alice $ALICE_AK $ALICE_SK
   rgw_user bob Bob $BOB_AK $BOB_SK
   targets+="radosgw=http://127.0.0.1:$rgw_port"
-else
-  unset CEPH_CONF
 fi
+[[ $CEPH_CONF != - ]] || unset CEPH_CONF
 
 export S3_TARGETS=$targets RSGW_CONFIGS=$configs RSGW_BIN=$RSGW ALICE_AK ALICE_SK BOB_AK BOB_SK
 echo "targets: $S3_TARGETS"

@@ -1,5 +1,6 @@
 """Conformance with radosgw (the reference, run in the same session) and
 AWS where clients notice the difference (issue 15)."""
+import datetime
 import hashlib
 import urllib.error
 import urllib.request
@@ -97,3 +98,20 @@ def test_empty_content_md5_is_refused(t, bucket):
     assert (status, b"<Code>InvalidDigest</Code>" in body) == (400, True), body
     code, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="md5")
     assert status == 404
+
+
+def test_not_modified_carries_etag_and_last_modified(t, bucket):
+    etag = t.alice.put_object(Bucket=bucket, Key="cond", Body=b"cond")["ETag"]
+    head = t.alice.head_object(Bucket=bucket, Key="cond")
+    later = head["LastModified"] + datetime.timedelta(hours=1)
+    for fn in (t.alice.get_object, t.alice.head_object):
+        for cond in ({"IfNoneMatch": etag}, {"IfModifiedSince": later}):
+            _, status, resp = error_of(fn, Bucket=bucket, Key="cond", **cond)
+            h = resp["ResponseMetadata"]["HTTPHeaders"]
+            assert status == 304, cond
+            if t.is_radosgw:
+                # radosgw (Pacific) sends neither; AWS and rsgw send both
+                assert "etag" not in h and "last-modified" not in h, (fn, cond, h)
+                continue
+            assert h.get("etag") == etag, (fn, cond, h)
+            assert h.get("last-modified") == head["ResponseMetadata"]["HTTPHeaders"]["last-modified"], (fn, cond, h)

@@ -51,9 +51,15 @@ pub enum GatewayError {
     /// A precondition (If-Match and friends) failed.
     #[error("at least one of the preconditions you specified did not hold")]
     PreconditionFailed,
-    /// If-None-Match / If-Modified-Since: the client's copy is current.
+    /// If-None-Match / If-Modified-Since: the client's copy is current. The
+    /// 304 names the current version (ETag, Last-Modified), as AWS's does.
     #[error("not modified")]
-    NotModified,
+    NotModified {
+        /// The object's ETag, unquoted.
+        etag: String,
+        /// Its last modification, seconds since the epoch.
+        mtime: f64,
+    },
     /// The range cannot be satisfied.
     #[error("the requested range is not satisfiable")]
     InvalidRange,

@@ -193,12 +193,18 @@ fn check_conditions(p: &GetParams, meta: &ObjectMeta) -> GatewayResult<()> {
     }
     if let Some(list) = &p.if_none_match {
         if etag_matches(list, &meta.etag) {
-            return Err(GatewayError::NotModified);
+            return Err(GatewayError::NotModified {
+                etag: meta.etag.clone(),
+                mtime: meta.mtime,
+            });
         }
     } else if let Some(t) = p.if_modified_since
         && modified <= t
     {
-        return Err(GatewayError::NotModified);
+        return Err(GatewayError::NotModified {
+            etag: meta.etag.clone(),
+            mtime: meta.mtime,
+        });
     }
     Ok(())
 }
@@ -920,7 +926,7 @@ impl Gateway {
             )
             .await
             .map_err(|e| match e {
-                GatewayError::NotModified => GatewayError::PreconditionFailed,
+                GatewayError::NotModified { .. } => GatewayError::PreconditionFailed,
                 e => e,
             })?;
         let (headers, user_meta) = match metadata {
@@ -1012,7 +1018,7 @@ mod tests {
         match r {
             Ok(()) => Want::Serve,
             Err(GatewayError::PreconditionFailed) => Want::Failed,
-            Err(GatewayError::NotModified) => Want::NotModified,
+            Err(GatewayError::NotModified { .. }) => Want::NotModified,
             Err(e) => panic!("unexpected error {e}"),
         }
     }

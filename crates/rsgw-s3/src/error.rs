@@ -31,7 +31,21 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
             return err;
         }
         G::PreconditionFailed => S3ErrorCode::PreconditionFailed,
-        G::NotModified => S3ErrorCode::NotModified,
+        G::NotModified { etag, mtime } => {
+            // AWS names the current version in a 304 (radosgw 16.2 does not)
+            let mut err = S3Error::with_message(S3ErrorCode::NotModified, e.to_string());
+            let mut h = http::HeaderMap::new();
+            if let Ok(v) = http::HeaderValue::from_str(&format!("\"{etag}\"")) {
+                h.insert(http::header::ETAG, v);
+            }
+            let modified =
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime.max(0.0) as u64);
+            if let Ok(v) = http::HeaderValue::from_str(&httpdate::fmt_http_date(modified)) {
+                h.insert(http::header::LAST_MODIFIED, v);
+            }
+            err.set_headers(h);
+            return err;
+        }
         G::InvalidRange => S3ErrorCode::InvalidRange,
         G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
         G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
@@ -130,7 +144,7 @@ mod tests {
             G::EntityTooLarge => "EntityTooLarge",
             G::IncompleteBody => "IncompleteBody",
             G::PreconditionFailed => "PreconditionFailed",
-            G::NotModified => "NotModified",
+            G::NotModified { .. } => "NotModified",
             G::InvalidRange => "InvalidRange",
             G::InvalidArgument(_) => "InvalidArgument",
             G::NoSuchUpload => "NoSuchUpload",
@@ -208,7 +222,15 @@ mod tests {
             (G::EntityTooLarge, "EntityTooLarge", 400, false),
             (G::IncompleteBody, "IncompleteBody", 400, false),
             (G::PreconditionFailed, "PreconditionFailed", 412, false),
-            (G::NotModified, "NotModified", 304, false),
+            (
+                G::NotModified {
+                    etag: "abc".into(),
+                    mtime: 1.0,
+                },
+                "NotModified",
+                304,
+                false,
+            ),
             (G::InvalidRange, "InvalidRange", 416, false),
             (
                 G::InvalidArgument("max-parts".into()),
@@ -302,6 +324,21 @@ mod tests {
                 true,
             ),
         ]
+    }
+
+    /// A 304 names the current version, as AWS's does.
+    #[test]
+    fn not_modified_carries_etag_and_last_modified() {
+        let e = to_s3(GatewayError::NotModified {
+            etag: "abc".into(),
+            mtime: 784_111_777.9,
+        });
+        let h = e.headers().expect("headers");
+        assert_eq!(h.get(http::header::ETAG).expect("etag"), "\"abc\"");
+        assert_eq!(
+            h.get(http::header::LAST_MODIFIED).expect("last-modified"),
+            "Sun, 06 Nov 1994 08:49:37 GMT"
+        );
     }
 
     #[test]

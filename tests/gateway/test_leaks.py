@@ -23,13 +23,13 @@ How it judges, and why it can fail:
   exceed the baseline by RSS_SLACK_MIB (16 MiB). Measured without a leak on
   the 2-core machine, the small-request mix plateaus after the first
   phase and then drifts down (the allocator returns memory slowly): over
-  20 runs the end stood 1 to 38 MiB below the baseline, never above; a
+  22 runs the end stood between 38 MiB below the baseline and 3 MiB above; a
   leak of 4 KiB per request adds 35 MiB over the 9,000 judged requests,
   past the slack and that drift;
 - the striped objects' part has its own warm-up (STRIPED_WARM objects of
   5 MiB) and a wider bound (STRIPED_RSS_MIB over the STRIPED_ROUNDS judged
-  ones): keeping one 4 MiB buffer per object adds 192 MiB. Measured over 20
-  runs: local -13 to +35 MiB, rados -5 to +71 MiB. On the rados backend RSS
+  ones): keeping one 4 MiB buffer per object adds 192 MiB. Measured over 22
+  runs: local -13 to +35 MiB, rados -10 to +71 MiB. On the rados backend RSS
   creeps up there with no plateau in sight (about 0.5 MiB per object over
   320 objects: docs/testing.md), under the bound at this count but worth a
   look.

@@ -290,7 +290,9 @@ def test_unsupported_apis_are_not_retried(t, bucket, rsgw_only):
         code, status, resp = error_of(call)
         assert (code, status) == ("NotImplemented", 501)
         assert resp["ResponseMetadata"]["RetryAttempts"] == 0
-        assert time.monotonic() - started < 2
+        # no retry is the count above; the time only shows no backoff was
+        # waited (a loaded host may take a second for one request)
+        assert time.monotonic() - started < 5
 
 
 def test_method_not_allowed(t, bucket, rsgw_only):

@@ -79,3 +79,54 @@ def test_recovers_from_descriptor_exhaustion(t, gateway):
             pass
         assert time.monotonic() < deadline, "the gateway did not recover"
         time.sleep(0.2)
+
+
+def exchange(port, head):
+    """Sends a request head (no body) on a fresh connection; returns the
+    response's head, lower-cased, and whether the server closed the
+    connection after it (rather than waiting 3 s for another request)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(head.encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            assert chunk, f"closed before a response: {data!r}"
+            data += chunk
+        s.settimeout(3)
+        try:
+            while s.recv(65536):
+                pass
+            closed = True
+        except TimeoutError:
+            closed = False
+        return data.split(b"\r\n\r\n", 1)[0].decode().lower(), closed
+
+
+def test_expect_100_continue_answered_without_a_body_read_closes(t, gateway, bucket):
+    """A final answer to `Expect: 100-continue` that never read the body (an
+    empty one, as the aws CLI sends for an empty file, or one the answer did
+    not need) closes the connection: a client waiting for 100 never sent the
+    body, and botocore would parse the next response on that connection as if
+    it had read its status line already (the aws CLI then waited out its 60 s
+    read timeout in `aws s3 sync`). A request whose body was read keeps it."""
+    from helpers import signed_headers
+    g = gateway("expect")
+    path = f"/{bucket}/empty"
+
+    def head(method, path, extra):
+        h = signed_headers(g.url, method, path, extra)
+        return f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{g.port}\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in h.items()) + "\r\n"
+
+    resp, closed = exchange(g.port, head("PUT", path, {"Expect": "100-continue", "Content-Length": "0"}))
+    assert resp.startswith("http/1.1 200"), resp
+    assert "connection: close" in resp and closed, resp
+    # a body the handler did not read (the bucket does not exist)
+    resp, closed = exchange(g.port, head("PUT", "/no-such-bucket-x/k",
+                                          {"Expect": "100-continue", "Content-Length": "10"}))
+    assert resp.startswith("http/1.1 404"), resp
+    assert "connection: close" in resp and closed, resp
+    # an empty PUT without Expect keeps its connection
+    resp, closed = exchange(g.port, head("PUT", path, {"Content-Length": "0"}))
+    assert resp.startswith("http/1.1 200"), resp
+    assert "connection: close" not in resp and not closed, resp

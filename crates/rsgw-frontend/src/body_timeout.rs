@@ -43,30 +43,37 @@ pub enum BodyFailure {
     Broken,
 }
 
-/// Where a [`RequestBody`] records its failure; readable after the handler
-/// has consumed (and dropped) the body.
+/// Where a [`RequestBody`] records how it was read; readable after the
+/// handler has consumed (and dropped) the body.
 #[derive(Debug, Clone, Default)]
 pub struct BodyState(Arc<AtomicU8>);
 
+/// [`BodyState`]'s values.
+const UNREAD: u8 = 0;
+const TIMED_OUT: u8 = 1;
+const BROKEN: u8 = 2;
+const ENDED: u8 = 3;
+
 impl BodyState {
-    fn set(&self, f: BodyFailure) {
-        let v = match f {
-            BodyFailure::TimedOut => 1,
-            BodyFailure::Broken => 2,
-        };
-        // the first failure is the one that counts
+    /// Records the body's fate; the first one is the one that counts.
+    fn set(&self, v: u8) {
         let _ = self
             .0
-            .compare_exchange(0, v, Ordering::Relaxed, Ordering::Relaxed);
+            .compare_exchange(UNREAD, v, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// The body's failure, if it failed.
     pub fn failure(&self) -> Option<BodyFailure> {
         match self.0.load(Ordering::Relaxed) {
-            1 => Some(BodyFailure::TimedOut),
-            2 => Some(BodyFailure::Broken),
+            TIMED_OUT => Some(BodyFailure::TimedOut),
+            BROKEN => Some(BodyFailure::Broken),
             _ => None,
         }
+    }
+
+    /// Whether the body was read to its end.
+    pub fn ended(&self) -> bool {
+        self.0.load(Ordering::Relaxed) == ENDED
     }
 }
 
@@ -112,8 +119,13 @@ where
             Poll::Ready(frame) => {
                 // the clock restarts with every read that brought something
                 this.timer = None;
-                if matches!(frame, Some(Err(_))) {
-                    this.state.set(BodyFailure::Broken);
+                match frame {
+                    Some(Err(_)) => this.state.set(BROKEN),
+                    None => this.state.set(ENDED),
+                    // the last bytes of a body of known length: a reader
+                    // that stops at the length never asks for the end
+                    Some(Ok(_)) if this.inner.is_end_stream() => this.state.set(ENDED),
+                    Some(Ok(_)) => {}
                 }
                 Poll::Ready(frame.map(|f| f.map_err(Into::into)))
             }
@@ -126,7 +138,7 @@ where
                     .get_or_insert_with(|| Box::pin(tokio::time::sleep(idle)));
                 match timer.as_mut().poll(cx) {
                     Poll::Ready(()) => {
-                        this.state.set(BodyFailure::TimedOut);
+                        this.state.set(TIMED_OUT);
                         Poll::Ready(Some(Err(timed_out(idle))))
                     }
                     Poll::Pending => Poll::Pending,

@@ -93,6 +93,13 @@ impl<H: Handler> FrontendService<H> {
             _admitted: admitted,
         };
         let (parts, body) = req.into_parts();
+        // a body the client announced (a length, chunks), and whether it
+        // waits for `100 Continue` before sending it
+        let announced = !body.is_end_stream();
+        let expects_continue = parts
+            .headers
+            .get(http::header::EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
         let body = RequestBody::new(body, s.body_timeout);
         let body_state = body.state();
         let req = Request::from_parts(parts, body);
@@ -124,6 +131,19 @@ impl<H: Handler> FrontendService<H> {
             }
             _ => resp,
         };
+        // A body the handler did not read to its end (after `Expect:
+        // 100-continue`, one the client then never sends: hyper sends the
+        // 100 only when the body is read) would put the connection out of
+        // step with the client, and so would a final answer to an `Expect`
+        // with an empty body, which never gets a 100: botocore then parses
+        // the next response on that connection as if it had read its status
+        // line already (and waits out its read timeout). Close such
+        // connections after the response.
+        let mut resp = resp;
+        if (announced && !body_state.ended()) || (expects_continue && !announced) {
+            resp.headers_mut()
+                .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        }
         guard.op = H::operation(resp.extensions());
         guard.status = resp.status().as_u16();
         resp.map(|inner| TrackedBody {

@@ -15,6 +15,7 @@ mod db;
 mod files;
 mod list;
 mod read;
+mod watch;
 mod write;
 
 use std::path::PathBuf;
@@ -23,8 +24,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rsgw_store::{
-    NamespaceFilter, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreError, StoreResult,
-    WriteOp, WriteOutcome,
+    NamespaceFilter, NotifyOutcome, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreError,
+    StoreResult, WatchHandle, Watcher, WriteOp, WriteOutcome,
 };
 
 pub use files::SweepReport;
@@ -183,5 +184,35 @@ impl Store for LocalStore {
     ) -> StoreResult<Box<dyn ObjectLister>> {
         list::LocalLister::new(self.inner.clone(), pool, namespace)
             .map(|l| Box::new(l) as Box<dyn ObjectLister>)
+    }
+
+    fn watch(
+        &self,
+        obj: &ObjectId,
+        watcher: Arc<dyn Watcher>,
+    ) -> StoreResult<Box<dyn WatchHandle>> {
+        write::write(&self.inner, obj, WriteOp::new().create())?;
+        watch::watch(&self.inner.opts.path, obj, watcher)
+    }
+
+    async fn notify(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        let inner = self.inner.clone();
+        let obj = obj.clone();
+        let payload = payload.to_vec();
+        off_thread(move || watch::notify(&inner.opts.path, &obj, &payload, timeout)).await
+    }
+
+    fn notify_blocking(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        watch::notify(&self.inner.opts.path, obj, payload, timeout)
     }
 }

@@ -11,7 +11,7 @@ use crate::errno::strerror;
 use crate::ffi;
 
 /// A connected `rados_t`; shut down when the last user drops it.
-pub(crate) struct Cluster(ffi::rados_t);
+pub(crate) struct Cluster(pub(crate) ffi::rados_t);
 
 // SAFETY: a connected `rados_t` (librados' RadosClient) is thread-safe: the
 // calls made through `&Cluster` (pool create, mon command, ioctx create) lock
@@ -34,7 +34,7 @@ impl Drop for Cluster {
 pub(crate) struct IoCtx {
     pub(crate) raw: ffi::rados_ioctx_t,
     pub(crate) max_object_size: u64,
-    _cluster: Arc<Cluster>,
+    pub(crate) cluster: Arc<Cluster>,
 }
 
 // SAFETY: librados.h only forbids unsynchronised changes to an ioctx's
@@ -49,7 +49,7 @@ impl Drop for IoCtx {
     fn drop(&mut self) {
         // SAFETY: `raw` came from a successful `rados_ioctx_create` and is
         // destroyed once; no op is in flight on it (each holds an `Arc<IoCtx>`
-        // until completion), and the cluster outlives it (`_cluster` drops after
+        // until completion), and the cluster outlives it (`cluster` drops after
         // this body).
         unsafe { ffi::rados_ioctx_destroy(self.raw) }
     }
@@ -97,6 +97,11 @@ impl Inner {
             ("rados_osd_op_timeout", secs.clone()),
             ("rados_mon_op_timeout", secs.clone()),
             ("client_mount_timeout", secs),
+            // watches are pinged, and so confirmed (`rados_watch_check`),
+            // once per objecter tick: every second instead of every 5 s,
+            // so that a gateway cut off from its watch knows within a
+            // second or two (the cache coherence argument in docs/layout.md)
+            ("objecter_tick_interval", "1".into()),
         ];
         if let Some(k) = &opts.keyring {
             settings.push(("keyring", k.to_string_lossy().into_owned()));
@@ -223,7 +228,7 @@ impl Inner {
         Ok(IoCtx {
             raw,
             max_object_size: self.opts.max_object_size,
-            _cluster: self.cluster.clone(),
+            cluster: self.cluster.clone(),
         })
     }
 

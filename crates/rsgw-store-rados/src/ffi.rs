@@ -16,6 +16,18 @@ pub type rados_xattrs_iter_t = *mut c_void;
 pub type rados_omap_iter_t = *mut c_void;
 pub type rados_list_ctx_t = *mut c_void;
 pub type rados_callback_t = Option<unsafe extern "C" fn(cb: rados_completion_t, arg: *mut c_void)>;
+pub type rados_watchcb2_t = Option<
+    unsafe extern "C" fn(
+        arg: *mut c_void,
+        notify_id: u64,
+        handle: u64,
+        notifier_id: u64,
+        data: *mut c_void,
+        data_len: size_t,
+    ),
+>;
+pub type rados_watcherrcb_t =
+    Option<unsafe extern "C" fn(pre: *mut c_void, cookie: u64, err: c_int)>;
 
 pub const LIBRADOS_CREATE_EXCLUSIVE: c_int = 1;
 pub const LIBRADOS_CREATE_IDEMPOTENT: c_int = 0;
@@ -202,4 +214,34 @@ unsafe extern "C" {
         nspace_size: *mut size_t,
     ) -> c_int;
     pub fn rados_nobjects_list_close(ctx: rados_list_ctx_t);
+
+    pub fn rados_watch3(
+        io: rados_ioctx_t,
+        o: *const c_char,
+        cookie: *mut u64,
+        watchcb: rados_watchcb2_t,
+        watcherrcb: rados_watcherrcb_t,
+        timeout: u32,
+        arg: *mut c_void,
+    ) -> c_int;
+    pub fn rados_watch_check(io: rados_ioctx_t, cookie: u64) -> c_int;
+    pub fn rados_unwatch2(io: rados_ioctx_t, cookie: u64) -> c_int;
+    pub fn rados_watch_flush(cluster: rados_t) -> c_int;
+    pub fn rados_notify2(
+        io: rados_ioctx_t,
+        o: *const c_char,
+        buf: *const c_char,
+        buf_len: c_int,
+        timeout_ms: u64,
+        reply_buffer: *mut *mut c_char,
+        reply_buffer_len: *mut size_t,
+    ) -> c_int;
+    pub fn rados_notify_ack(
+        io: rados_ioctx_t,
+        o: *const c_char,
+        notify_id: u64,
+        cookie: u64,
+        buf: *const c_char,
+        buf_len: c_int,
+    ) -> c_int;
 }

@@ -13,6 +13,7 @@ mod ffi;
 mod list;
 mod ops;
 mod split;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,8 +21,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rsgw_store::{
-    NamespaceFilter, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreError, StoreResult,
-    WriteOp, WriteOutcome,
+    NamespaceFilter, NotifyOutcome, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreError,
+    StoreResult, WatchHandle, Watcher, WriteOp, WriteOutcome,
 };
 
 /// How to reach the cluster.
@@ -41,6 +42,11 @@ pub struct RadosOptions {
     /// Time limit of each operation (`rados_osd_op_timeout`, `rados_mon_op_timeout`,
     /// `client_mount_timeout`).
     pub op_timeout: Duration,
+    /// How long an OSD keeps the watch of a client that stopped answering
+    /// its pings (`rados_watch3`'s timeout; the cluster's own default,
+    /// `osd_client_watch_timeout`, is 30 s): the longest a notify waits on a
+    /// gateway that died.
+    pub watch_timeout: Duration,
 }
 
 impl RadosOptions {
@@ -53,6 +59,7 @@ impl RadosOptions {
             pool_prefix: "rsgw".into(),
             max_object_size: 128 << 20,
             op_timeout: Duration::from_secs(30),
+            watch_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -187,5 +194,45 @@ impl Store for RadosStore {
     ) -> StoreResult<Box<dyn ObjectLister>> {
         list::RadosLister::open(&self.inner, pool, namespace)
             .map(|l| Box::new(l) as Box<dyn ObjectLister>)
+    }
+
+    fn watch(
+        &self,
+        obj: &ObjectId,
+        watcher: Arc<dyn Watcher>,
+    ) -> StoreResult<Box<dyn WatchHandle>> {
+        self.write_blocking(obj, WriteOp::new().create())?;
+        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let oid = ops::cstring("object name", &obj.name)?;
+        watch::watch(io, oid, watcher, self.inner.opts.watch_timeout)
+    }
+
+    async fn notify(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        // rare (metadata changes): a blocking-pool thread is simpler than
+        // the aio form's reply buffers, at no cost that matters
+        let store = self.clone();
+        let obj = obj.clone();
+        let payload = payload.to_vec();
+        off_thread(move || store.notify_blocking(&obj, &payload, timeout)).await
+    }
+
+    fn notify_blocking(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        watch::notify(
+            &io,
+            &ops::cstring("object name", &obj.name)?,
+            payload,
+            timeout,
+        )
     }
 }

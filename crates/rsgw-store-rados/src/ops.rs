@@ -17,7 +17,7 @@ use crate::cluster::IoCtx;
 use crate::errno::op_error;
 use crate::ffi;
 
-fn cstring(what: &str, s: &str) -> StoreResult<CString> {
+pub(crate) fn cstring(what: &str, s: &str) -> StoreResult<CString> {
     CString::new(s).map_err(|_| StoreError::InvalidArgument(format!("{what} contains NUL")))
 }
 

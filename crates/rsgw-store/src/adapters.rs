@@ -7,8 +7,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::{
-    NamespaceFilter, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreResult, WriteOp,
-    WriteOutcome,
+    NamespaceFilter, NotifyOutcome, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreResult,
+    WatchHandle, Watcher, WriteOp, WriteOutcome,
 };
 
 /// A store whose async calls run the wrapped store's blocking calls on the
@@ -57,6 +57,29 @@ impl Store for BlockingCalls {
         namespace: NamespaceFilter,
     ) -> StoreResult<Box<dyn ObjectLister>> {
         self.0.list_objects_blocking(pool, namespace)
+    }
+    fn watch(
+        &self,
+        obj: &ObjectId,
+        watcher: Arc<dyn Watcher>,
+    ) -> StoreResult<Box<dyn WatchHandle>> {
+        self.0.watch(obj, watcher)
+    }
+    async fn notify(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        self.0.notify_blocking(obj, payload, timeout)
+    }
+    fn notify_blocking(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        self.0.notify_blocking(obj, payload, timeout)
     }
 }
 
@@ -132,6 +155,31 @@ impl Store for AddedLatency {
         std::thread::sleep(self.delay);
         self.inner.list_objects_blocking(pool, namespace)
     }
+    fn watch(
+        &self,
+        obj: &ObjectId,
+        watcher: Arc<dyn Watcher>,
+    ) -> StoreResult<Box<dyn WatchHandle>> {
+        self.inner.watch(obj, watcher)
+    }
+    async fn notify(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        tokio::time::sleep(self.delay).await;
+        self.inner.notify(obj, payload, timeout).await
+    }
+    fn notify_blocking(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        std::thread::sleep(self.delay);
+        self.inner.notify_blocking(obj, payload, timeout)
+    }
 }
 
 #[cfg(test)]
@@ -192,6 +240,23 @@ mod tests {
             self.blocking_calls.fetch_add(1, Ordering::Relaxed);
             Err(StoreError::NotFound)
         }
+        fn watch(&self, _: &ObjectId, _: Arc<dyn Watcher>) -> StoreResult<Box<dyn WatchHandle>> {
+            self.blocking_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        async fn notify(&self, _: &ObjectId, _: &[u8], _: Duration) -> StoreResult<NotifyOutcome> {
+            self.async_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
+        fn notify_blocking(
+            &self,
+            _: &ObjectId,
+            _: &[u8],
+            _: Duration,
+        ) -> StoreResult<NotifyOutcome> {
+            self.blocking_calls.fetch_add(1, Ordering::Relaxed);
+            Err(StoreError::NotFound)
+        }
     }
 
     fn obj() -> ObjectId {
@@ -210,9 +275,11 @@ mod tests {
             assert!(store.write(&obj(), WriteOp::new()).await.is_err());
             assert!(store.read(&obj(), ReadOp::new()).await.is_err());
             assert!(store.list_objects("p", NamespaceFilter::All).await.is_err());
+            let wait = Duration::from_secs(1);
+            assert!(store.notify(&obj(), b"x", wait).await.is_err());
         });
         assert_eq!(forms.async_calls.load(Ordering::Relaxed), 0);
-        assert_eq!(forms.blocking_calls.load(Ordering::Relaxed), 4);
+        assert_eq!(forms.blocking_calls.load(Ordering::Relaxed), 5);
     }
 
     #[test]

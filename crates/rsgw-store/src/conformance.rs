@@ -14,8 +14,8 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use crate::{
-    CmpOp, NamespaceFilter, OMAP_HEADER_XATTR, OMAP_MAX_PAGE, ObjectId, ReadOp, Store, StoreError,
-    WriteOp,
+    CmpOp, NamespaceFilter, NotifyOutcome, OMAP_HEADER_XATTR, OMAP_MAX_PAGE, ObjectId, ReadOp,
+    Store, StoreError, Watcher, WriteOp,
 };
 
 /// A store under test, with a pool that exists and a namespace of its own.
@@ -63,7 +63,8 @@ macro_rules! conformance_tests {
             xattrs_roundtrip, omap_basics, omap_listing_10k, guards,
             failed_guard_changes_nothing, compound_read_is_consistent, remove_clears_everything,
             concurrent_cas_counter, concurrent_appends, concurrent_writers_one_object,
-            object_listing, blocking_forms);
+            object_listing, blocking_forms, notify_reaches_every_watch, dropped_watch_is_gone,
+            notify_without_watchers);
     };
     (@each $make:expr; $($name:ident),* $(,)?) => {
         $(
@@ -960,4 +961,114 @@ pub async fn blocking_forms(fx: &Fixture) {
     })
     .await
     .expect("blocking task");
+}
+
+/// A watcher that records what reaches it.
+#[derive(Default)]
+struct Recorder {
+    payloads: std::sync::Mutex<Vec<Vec<u8>>>,
+}
+
+impl Watcher for Recorder {
+    fn notified(&self, payload: &[u8]) {
+        self.payloads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(payload.to_vec());
+    }
+    fn failed(&self, error: &StoreError) {
+        panic!("watch failed: {error}");
+    }
+}
+
+impl Recorder {
+    fn seen(&self) -> Vec<Vec<u8>> {
+        self.payloads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+const NOTIFY_WAIT: Duration = Duration::from_secs(10);
+
+/// A notify returns after every watch of the object ran its callback (in
+/// this process or another client), and only that object's watches hear it.
+pub async fn notify_reaches_every_watch(fx: &Fixture) {
+    let (a, b, other) = (
+        Arc::new(Recorder::default()),
+        Arc::new(Recorder::default()),
+        Arc::new(Recorder::default()),
+    );
+    let obj = fx.obj("control");
+    let _wa = fx.store.watch(&obj, a.clone()).expect("watch a");
+    let _wb = fx.store.watch(&obj, b.clone()).expect("watch b");
+    let _wo = fx
+        .store
+        .watch(&fx.obj("elsewhere"), other.clone())
+        .expect("watch other");
+    let out = fx
+        .store
+        .notify(&obj, b"bucket:x", NOTIFY_WAIT)
+        .await
+        .expect("notify");
+    assert_eq!(
+        out,
+        NotifyOutcome {
+            acked: 2,
+            timed_out: 0
+        }
+    );
+    // acknowledged means the callbacks ran: no waiting here
+    assert_eq!(a.seen(), vec![b"bucket:x".to_vec()]);
+    assert_eq!(b.seen(), vec![b"bucket:x".to_vec()]);
+    assert!(other.seen().is_empty());
+    assert!(_wa.check().expect("healthy") < NOTIFY_WAIT);
+    let store = fx.store.clone();
+    let out = tokio::task::spawn_blocking(move || store.notify_blocking(&obj, b"", NOTIFY_WAIT))
+        .await
+        .expect("task")
+        .expect("blocking notify");
+    assert_eq!(out.acked, 2);
+    assert_eq!(a.seen().len(), 2);
+}
+
+/// Dropping a watch handle removes the watch: later notifies skip it.
+pub async fn dropped_watch_is_gone(fx: &Fixture) {
+    let (kept, dropped) = (Arc::new(Recorder::default()), Arc::new(Recorder::default()));
+    let obj = fx.obj("control-drop");
+    let _keep = fx.store.watch(&obj, kept.clone()).expect("watch");
+    let gone = fx.store.watch(&obj, dropped.clone()).expect("watch");
+    drop(gone);
+    let out = fx
+        .store
+        .notify(&obj, b"1", NOTIFY_WAIT)
+        .await
+        .expect("notify");
+    assert_eq!(
+        out,
+        NotifyOutcome {
+            acked: 1,
+            timed_out: 0
+        }
+    );
+    assert_eq!(kept.seen().len(), 1);
+    assert!(dropped.seen().is_empty());
+}
+
+/// A notify of an object nobody watches returns at once, having reached nobody.
+pub async fn notify_without_watchers(fx: &Fixture) {
+    let obj = fx.obj("control-nobody");
+    fx.store
+        .write(&obj, WriteOp::new().create())
+        .await
+        .expect("create");
+    let t = std::time::Instant::now();
+    let out = fx
+        .store
+        .notify(&obj, b"x", NOTIFY_WAIT)
+        .await
+        .expect("notify");
+    assert_eq!(out, NotifyOutcome::default());
+    assert!(t.elapsed() < NOTIFY_WAIT / 2);
 }

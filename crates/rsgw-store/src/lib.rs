@@ -17,6 +17,7 @@ pub mod adapters;
 mod error;
 mod object;
 mod op;
+mod watch;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -27,6 +28,10 @@ pub use op::{
     CmpOp, Guard, OMAP_MAX_PAGE, OmapPage, OmapQuery, ReadOp, ReadResult, WriteAction, WriteOp,
     WriteOutcome,
 };
+pub use watch::{NotifyOutcome, WatchHandle, Watcher};
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
@@ -77,6 +82,30 @@ pub trait Store: Send + Sync + 'static {
         pool: &str,
         namespace: NamespaceFilter,
     ) -> StoreResult<Box<dyn ObjectLister>>;
+
+    /// Watches `obj` (created if absent): every [`Store::notify`] of it, by
+    /// any client of the store, reaches `watcher` until the handle is
+    /// dropped. Blocking; meant for start-up and for re-establishing a
+    /// broken watch, not for request paths.
+    fn watch(&self, obj: &ObjectId, watcher: Arc<dyn Watcher>)
+    -> StoreResult<Box<dyn WatchHandle>>;
+
+    /// Sends `payload` to every watch of `obj` and waits until each has
+    /// acknowledged it or `timeout` has passed. Watches that did not answer
+    /// are counted, not an error.
+    async fn notify(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome>;
+    /// Blocking form of [`Store::notify`].
+    fn notify_blocking(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome>;
 }
 
 /// An iteration over a pool's objects, one page at a time.

@@ -89,9 +89,16 @@ pub struct S3Config {
     /// Smallest part of a multipart upload, but the last
     /// (`rgw_multipart_min_part_size`). Default 5242880.
     pub min_part_size: u64,
-    /// How long bucket and access-key lookups are cached, in milliseconds.
-    /// Default 5000.
+    /// How long bucket and access-key lookups stay cached while the
+    /// instance cannot watch for changes (its watch of the store's control
+    /// object broken, or `rsgw admin`), in milliseconds; watched entries
+    /// live until a change invalidates them. Default 1000.
     pub metadata_cache_ttl_ms: u64,
+    /// How long a change of cached metadata (key or user removed, bucket
+    /// deleted, bucket ACL) waits for every instance to acknowledge it, in
+    /// milliseconds; also how long the cluster keeps the watch of an
+    /// instance that died. Default 5000.
+    pub metadata_notify_timeout_ms: u64,
     /// Seconds between garbage-collection passes of a running gateway. Default 600.
     pub gc_interval_s: u64,
     /// Age in seconds after which an unfinished upload's stripes are
@@ -107,7 +114,8 @@ impl Default for S3Config {
             stripe_size: 4 << 20,
             max_put_size: 5 << 30,
             min_part_size: 5 << 20,
-            metadata_cache_ttl_ms: 5000,
+            metadata_cache_ttl_ms: 1000,
+            metadata_notify_timeout_ms: 5000,
             gc_interval_s: 600,
             gc_min_age_s: 3600,
         }

@@ -5,6 +5,7 @@ use rsgw_store::{ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
 use crate::acl::{CannedAcl, Principal};
+use crate::cache::Change;
 use crate::ids::{now_secs, unique_id};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -56,11 +57,12 @@ pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
 }
 
 impl Gateway {
-    /// A bucket's record (cached for the metadata TTL).
+    /// A bucket's record (cached; see the `cache` module).
     pub async fn bucket_info(&self, name: &str) -> GatewayResult<BucketInfo> {
         if let Some(info) = self.cache.bucket(name) {
             return Ok(info);
         }
+        let ticket = self.cache.ticket();
         let r = match self
             .store
             .read(&layout::bucket(name), ReadOp::new().read(0, 1 << 16))
@@ -71,15 +73,16 @@ impl Gateway {
             r => r?,
         };
         let info: BucketInfo = serde_json::from_slice(&r.data.unwrap_or_default())?;
-        self.cache.put_bucket(&info);
+        self.cache.put_bucket(ticket, &info);
         Ok(info)
     }
 
     /// A bucket's record read from the store, past the cache: what writes
     /// use, so that an object is never stored under a bucket that another
-    /// instance deleted (and perhaps re-created) within the cache's TTL.
+    /// process deleted (and perhaps re-created) while this one could not
+    /// watch for changes.
     pub(crate) async fn bucket_info_fresh(&self, name: &str) -> GatewayResult<BucketInfo> {
-        self.cache.forget_bucket(name);
+        self.cache.invalidate(Some(&Change::Bucket(name.into())));
         self.bucket_info(name).await
     }
 
@@ -102,8 +105,7 @@ impl Gateway {
                 WriteOp::new().assert_exists().write_full(data),
             )
             .await?;
-        self.cache.put_bucket(info);
-        Ok(())
+        self.announce(Change::Bucket(info.name.clone())).await
     }
 
     /// Creates a bucket owned by `owner`; if `owner` has it already, answers
@@ -139,8 +141,7 @@ impl Gateway {
                 .await?;
             return match e {
                 StoreError::Exists => {
-                    self.cache.forget_bucket(name);
-                    match self.bucket_info(name).await {
+                    match self.bucket_info_fresh(name).await {
                         // radosgw and AWS us-east-1 answer success to the
                         // owner; the bucket (its objects, its ACL) is kept
                         Ok(existing) if existing.owner == owner => Ok(existing),
@@ -156,7 +157,6 @@ impl Gateway {
                 WriteOp::new().omap_set([(name, Bytes::new())]),
             )
             .await?;
-        self.cache.put_bucket(&info);
         Ok(info)
     }
 
@@ -181,7 +181,7 @@ impl Gateway {
             Ok(_) | Err(StoreError::NotFound) => {}
             Err(e) => return Err(e.into()),
         }
-        self.cache.forget_bucket(name);
+        self.announce(Change::Bucket(name.into())).await?;
         self.store
             .write(&layout::user(&info.owner), WriteOp::new().omap_rm([name]))
             .await?;

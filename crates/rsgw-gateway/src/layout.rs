@@ -6,7 +6,8 @@
 //!   info as JSON), `uploads` (one object per multipart upload: the future
 //!   object's headers as data, its parts as omap; and per bucket
 //!   `bucket.<bucket id>` listing its uploads), `gc` (one object whose omap
-//!   lists writes to clean up);
+//!   lists writes to clean up), `control` (object `notify`, which every
+//!   serving instance watches: changes of cached metadata are notified there);
 //! - pool `index`: one object per bucket id, omap key = object key, value =
 //!   the listing entry;
 //! - pool `data`: the head of each object `<bucket id>/<key>` (first chunk
@@ -36,6 +37,11 @@ pub(crate) fn key(access_key: &str) -> ObjectId {
 
 pub(crate) fn bucket(name: &str) -> ObjectId {
     ObjectId::in_namespace(META, "buckets", name)
+}
+
+/// The object every instance watches for changes of cached metadata.
+pub(crate) fn control() -> ObjectId {
+    ObjectId::in_namespace(META, "control", "notify")
 }
 
 pub(crate) fn gc_log() -> ObjectId {

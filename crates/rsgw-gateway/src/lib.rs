@@ -10,6 +10,7 @@
 mod acl;
 mod buckets;
 mod cache;
+mod coherence;
 mod error;
 mod gc;
 mod ids;
@@ -28,6 +29,7 @@ use rsgw_store::Store;
 
 pub use acl::{CannedAcl, Principal};
 pub use buckets::BucketInfo;
+pub use coherence::MetadataWatch;
 pub use error::{GatewayError, GatewayResult};
 pub use gc::GcReport;
 pub use list::{ListEntry, ListParams, ListResult};
@@ -50,8 +52,13 @@ pub struct GatewayOptions {
     /// Smallest part of a multipart upload, but the last
     /// (`rgw_multipart_min_part_size`).
     pub min_part_size: u64,
-    /// How long bucket and key lookups stay cached.
+    /// How long bucket and key lookups stay cached while the instance does
+    /// not watch for changes ([`Gateway::watch_metadata`] not called, or its
+    /// watch broken); watched entries live until a change invalidates them.
     pub metadata_cache_ttl: Duration,
+    /// How long an announced metadata change waits for every watching
+    /// instance to acknowledge it; see the `coherence` module.
+    pub metadata_notify_timeout: Duration,
     /// How old an unfinished write's leftovers must be before the garbage
     /// collector removes them.
     pub gc_min_age: Duration,
@@ -64,7 +71,8 @@ impl Default for GatewayOptions {
             stripe_size: 4 << 20,
             max_put_size: 5 << 30,
             min_part_size: 5 << 20,
-            metadata_cache_ttl: Duration::from_secs(5),
+            metadata_cache_ttl: Duration::from_secs(1),
+            metadata_notify_timeout: Duration::from_secs(5),
             gc_min_age: Duration::from_secs(3600),
         }
     }

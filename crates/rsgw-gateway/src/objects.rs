@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::acl::{CannedAcl, Principal};
 use crate::buckets::BucketInfo;
+use crate::cache::Change;
 use crate::ids::{now_secs, unique_id};
 use crate::list::IndexEntry;
 use crate::{Gateway, GatewayError, GatewayResult, layout};
@@ -539,7 +540,8 @@ impl Gateway {
                 if let Some(old) = replaced {
                     self.retire(&info.id, key, &old.tails).await?;
                 }
-                self.cache.forget_bucket(&info.name);
+                self.cache
+                    .invalidate(Some(&Change::Bucket(info.name.clone())));
                 Err(GatewayError::NoSuchBucket)
             }
             Err(e) => Err(e.into()),

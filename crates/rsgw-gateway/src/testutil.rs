@@ -29,6 +29,7 @@ pub(crate) fn small_opts() -> GatewayOptions {
         max_put_size: 1 << 20,
         min_part_size: 5,
         metadata_cache_ttl: Duration::from_secs(5),
+        metadata_notify_timeout: Duration::from_secs(5),
         gc_min_age: Duration::from_secs(3600),
     }
 }
@@ -52,6 +53,13 @@ impl Fixture {
                 .await
                 .expect("create bucket");
         (f, info.id)
+    }
+
+    /// A second gateway on the same directory through a store of its own,
+    /// as another process would open it: it shares nothing in memory.
+    pub(crate) fn other_process(&self) -> Gateway {
+        let store = LocalStore::open(LocalOptions::new(self._dir.path())).expect("embedded store");
+        Gateway::new(Arc::new(store), small_opts())
     }
 
     /// Whether the object exists on the store.

@@ -5,6 +5,7 @@ use bytes::Bytes;
 use rsgw_store::{ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
+use crate::cache::Change;
 use crate::ids::{now_secs, random_bytes};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -190,7 +191,7 @@ impl Gateway {
         self.store
             .write(&layout::key(access_key), WriteOp::new().remove())
             .await?;
-        self.cache.forget_key(access_key);
+        self.announce(Change::Key(access_key.into())).await?;
         Ok(user)
     }
 
@@ -209,7 +210,7 @@ impl Gateway {
                 Ok(_) | Err(StoreError::NotFound) => {}
                 Err(e) => return Err(e.into()),
             }
-            self.cache.forget_key(&k.access_key);
+            self.announce(Change::Key(k.access_key.clone())).await?;
         }
         self.store
             .write(&layout::user(uid), WriteOp::new().remove())
@@ -227,6 +228,7 @@ impl Gateway {
         if let Some(rec) = self.cache.key(access_key) {
             return Ok(rec);
         }
+        let ticket = self.cache.ticket();
         let r = match self
             .store
             .read(&layout::key(access_key), ReadOp::new().read(0, 1 << 16))
@@ -238,7 +240,7 @@ impl Gateway {
             r => r?,
         };
         let rec: KeyRecord = serde_json::from_slice(&r.data.unwrap_or_default())?;
-        self.cache.put_key(access_key, &rec);
+        self.cache.put_key(ticket, access_key, &rec);
         Ok(rec)
     }
 

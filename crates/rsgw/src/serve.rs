@@ -1,7 +1,7 @@
 //! `rsgw serve`: the S3 gateway, one instance or several supervised ones.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use clap::Args;
@@ -85,9 +85,14 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
     let cfg = Arc::new(cfg);
     let c = cfg.clone();
+    // the metadata watch lives while the instance serves and is removed
+    // once it has drained, so that changes made later need not wait for it
+    let watch = Arc::new(Mutex::new(None));
+    let slot = watch.clone();
     rsgw_frontend::run(&cfg, move |mode| async move {
         let gw = crate::store::open_gateway(&c).await?;
         tracing::info!(backend = gw.store().backend(), "store open");
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
         tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
         let handler_gw = match mode {
             PoolMode::Async => gw,
@@ -99,6 +104,7 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
             c.frontend.max_header_size,
         )?)
     })?;
+    drop(watch.lock().unwrap_or_else(PoisonError::into_inner).take());
     Ok(())
 }
 

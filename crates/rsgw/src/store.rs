@@ -10,7 +10,8 @@ use rsgw_store::{Store, StoreResult};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
 /// Opens the backend `[store]` names.
-pub fn open(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
+pub fn open(config: &Config) -> StoreResult<Arc<dyn Store>> {
+    let cfg = &config.store;
     match cfg.backend {
         Backend::Local => {
             let mut opts = LocalOptions::new(&cfg.path);
@@ -21,12 +22,15 @@ pub fn open(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
             opts.busy_timeout = Duration::from_millis(cfg.op_timeout_ms);
             Ok(Arc::new(LocalStore::open(opts)?))
         }
-        Backend::Rados => open_rados(cfg),
+        Backend::Rados => open_rados(
+            cfg,
+            Duration::from_millis(config.s3.metadata_notify_timeout_ms),
+        ),
     }
 }
 
 #[cfg(feature = "rados")]
-fn open_rados(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
+fn open_rados(cfg: &StoreConfig, watch_timeout: Duration) -> StoreResult<Arc<dyn Store>> {
     use rsgw_store_rados::{RadosOptions, RadosStore};
     let mut opts = RadosOptions::new(&cfg.ceph_conf);
     opts.client_name.clone_from(&cfg.client_name);
@@ -34,11 +38,12 @@ fn open_rados(cfg: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
     opts.pool_prefix.clone_from(&cfg.pool_prefix);
     opts.max_object_size = cfg.max_object_size;
     opts.op_timeout = Duration::from_millis(cfg.op_timeout_ms);
+    opts.watch_timeout = watch_timeout;
     Ok(Arc::new(RadosStore::connect(opts)?))
 }
 
 #[cfg(not(feature = "rados"))]
-fn open_rados(_: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
+fn open_rados(_: &StoreConfig, _: Duration) -> StoreResult<Arc<dyn Store>> {
     Err(rsgw_store::StoreError::Unavailable(
         "this rsgw was built without the rados backend: install librados-dev and \
          rebuild with `cargo build --release --features rados`"
@@ -51,7 +56,7 @@ fn open_rados(_: &StoreConfig) -> StoreResult<Arc<dyn Store>> {
 pub async fn open_gateway(
     cfg: &Config,
 ) -> Result<Gateway, Box<dyn std::error::Error + Send + Sync>> {
-    let mut store = open(&cfg.store)?;
+    let mut store = open(cfg)?;
     if cfg.store.inject_latency_ms > 0 {
         store = Arc::new(AddedLatency::new(
             store,
@@ -66,6 +71,7 @@ pub async fn open_gateway(
             max_put_size: cfg.s3.max_put_size,
             min_part_size: cfg.s3.min_part_size,
             metadata_cache_ttl: Duration::from_millis(cfg.s3.metadata_cache_ttl_ms),
+            metadata_notify_timeout: Duration::from_millis(cfg.s3.metadata_notify_timeout_ms),
             gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
         },
     );

@@ -40,7 +40,7 @@ pub enum AdminCommand {
 pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn std::error::Error>> {
     let cfg = Config::load_with(config, &rsgw_config::Override::from_env(std::env::vars()))?;
     match command {
-        AdminCommand::StoreBench(args) => store_bench::run(crate::store::open(&cfg.store)?, args),
+        AdminCommand::StoreBench(args) => store_bench::run(crate::store::open(&cfg)?, args),
         AdminCommand::User(c) => users::run_user(&cfg, c),
         AdminCommand::Key(c) => users::run_key(&cfg, c),
         AdminCommand::Bucket(c) => users::run_bucket(&cfg, c),
@@ -50,7 +50,7 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
 }
 
 fn list_objects(cfg: &Config, pool: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let store = crate::store::open(&cfg.store)?;
+    let store = crate::store::open(cfg)?;
     let mut lister = store.list_objects_blocking(pool, rsgw_store::NamespaceFilter::All)?;
     let mut names = Vec::new();
     loop {

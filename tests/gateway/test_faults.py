@@ -290,6 +290,21 @@ def test_osd_stop_and_restart_under_load(t, rados_gateway):
     assert all(r[3] in ("500", "503") for r in failed), collections_of(failed)
     slow = [(round(r[0] - t_stop, 1), round(r[1], 1), r[2], r[3]) for r in failed if r[1] > 8]
     assert not slow, slow
+    # the metadata watch broke with the OSD (the cache fell back to its short
+    # TTL) and is back: a key removed by the admin tool is refused at once
+    log = rados_gateway.log_text()
+    assert "metadata watch lost" in log or "metadata watch broken" in log, log[-3000:]
+    assert "metadata watch re-established" in log, log[-3000:]
+    uid = f"watch-{uuid.uuid4().hex[:8]}"
+    key = rados_gateway.admin("user", "create", "--uid", uid, "--display-name", "W")["keys"][0]
+    c = boto3.client("s3", endpoint_url=rados_gateway.url, region_name="us-east-1",
+                     aws_access_key_id=key["access_key"], aws_secret_access_key=key["secret_key"],
+                     config=botocore.config.Config(signature_version="s3v4", retries={"total_max_attempts": 1}))
+    assert c.list_buckets()["Buckets"] == []
+    rados_gateway.admin_run("user", "rm", "--uid", uid).check_returncode()
+    with pytest.raises(botocore.exceptions.ClientError) as refused:
+        c.list_buckets()
+    assert refused.value.response["Error"]["Code"] == "InvalidAccessKeyId"
 
 
 def test_mon_restart_under_load(t, rados_gateway):

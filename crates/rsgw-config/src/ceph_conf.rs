@@ -20,7 +20,8 @@ pub struct CephConfImport {
 /// (later ones win, as in Ceph) and applies radosgw's settings to `cfg`:
 /// `rgw_frontends` (beast `port`, `endpoint`, `tcp_nodelay`,
 /// `max_connection_backlog`, `request_timeout_ms`, `max_header_size`,
-/// `so_reuseport`), `rgw_thread_pool_size`, `rgw_max_concurrent_requests`,
+/// `so_reuseport`, `ssl_port`, `ssl_endpoint`, `ssl_certificate`,
+/// `ssl_private_key`), `rgw_thread_pool_size`, `rgw_max_concurrent_requests`,
 /// `rgw_dns_name`, `rgw_max_chunk_size`, `rgw_obj_stripe_size`,
 /// `rgw_max_put_size`, `rgw_multipart_min_part_size`. The store becomes the
 /// rados backend on that file as that client.
@@ -168,6 +169,7 @@ fn frontends(cfg: &mut Config, value: &str, ignored: &mut Vec<String>) -> Result
         None => return Err("is empty".into()),
     }
     let mut endpoints = Vec::new();
+    let mut ssl_endpoints = Vec::new();
     for word in words {
         let (k, v) = word.split_once('=').unwrap_or((word, ""));
         let flag = || v == "1" || v.eq_ignore_ascii_case("true");
@@ -176,7 +178,16 @@ fn frontends(cfg: &mut Config, value: &str, ignored: &mut Vec<String>) -> Result
                 let port: u16 = v.parse().map_err(|_| format!("port '{v}' is not a port"))?;
                 endpoints.push(format!("0.0.0.0:{port}"));
             }
-            "endpoint" => endpoints.push(endpoint(v)?),
+            "endpoint" => endpoints.push(endpoint(v, 80)?),
+            "ssl_port" => {
+                let port: u16 = v
+                    .parse()
+                    .map_err(|_| format!("ssl_port '{v}' is not a port"))?;
+                ssl_endpoints.push(format!("0.0.0.0:{port}"));
+            }
+            "ssl_endpoint" => ssl_endpoints.push(endpoint(v, 443)?),
+            "ssl_certificate" => cfg.frontend.ssl_certificate = v.into(),
+            "ssl_private_key" => cfg.frontend.ssl_private_key = v.into(),
             "tcp_nodelay" => cfg.frontend.tcp_nodelay = flag(),
             "so_reuseport" => cfg.frontend.reuse_port = flag(),
             "max_connection_backlog" => cfg.frontend.backlog = int(v)? as u32,
@@ -185,25 +196,26 @@ fn frontends(cfg: &mut Config, value: &str, ignored: &mut Vec<String>) -> Result
             _ => ignored.push(format!("rgw_frontends option {word}")),
         }
     }
-    // Beast listens on port 80 when neither is given
-    cfg.frontend.endpoints = if endpoints.is_empty() {
+    // Beast listens on port 80 when no endpoint at all is given
+    cfg.frontend.endpoints = if endpoints.is_empty() && ssl_endpoints.is_empty() {
         vec!["0.0.0.0:80".into()]
     } else {
         endpoints
     };
+    cfg.frontend.ssl_endpoints = ssl_endpoints;
     Ok(())
 }
 
-/// Beast's `endpoint=`: an address with an optional port (80 by default),
-/// IPv6 in brackets.
-fn endpoint(v: &str) -> Result<String, String> {
+/// Beast's `endpoint=` and `ssl_endpoint=`: an address with an optional
+/// port (`default_port`: 80, or 443 for HTTPS), IPv6 in brackets.
+fn endpoint(v: &str, default_port: u16) -> Result<String, String> {
     if v.parse::<std::net::SocketAddr>().is_ok() {
         return Ok(v.to_string());
     }
     let host = v.trim_start_matches('[').trim_end_matches(']');
     match host.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V4(a)) => Ok(format!("{a}:80")),
-        Ok(std::net::IpAddr::V6(a)) => Ok(format!("[{a}]:80")),
+        Ok(std::net::IpAddr::V4(a)) => Ok(format!("{a}:{default_port}")),
+        Ok(std::net::IpAddr::V6(a)) => Ok(format!("[{a}]:{default_port}")),
         Err(_) => Err(format!("endpoint '{v}' is not an address")),
     }
 }
@@ -239,6 +251,7 @@ rgw_enable_ops_log = true
         let mut cfg = Config::default();
         let r = import_radosgw(&mut cfg, &path, "client.rgw.gw").expect("import");
         assert_eq!(cfg.frontend.endpoints, vec!["127.0.0.1:8000"]);
+        assert_eq!(cfg.frontend.ssl_certificate, std::path::Path::new("/x.pem"));
         assert!(cfg.frontend.tcp_nodelay);
         assert_eq!(cfg.frontend.backlog, 1024);
         assert_eq!(cfg.frontend.request_timeout_ms, 3000);
@@ -248,13 +261,7 @@ rgw_enable_ops_log = true
         assert_eq!(cfg.s3.chunk_size, 1 << 20);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
-        assert_eq!(
-            r.ignored,
-            vec![
-                "rgw_frontends option ssl_certificate=/x.pem".to_string(),
-                "rgw_enable_ops_log = true".to_string()
-            ]
-        );
+        assert_eq!(r.ignored, vec!["rgw_enable_ops_log = true".to_string()]);
         let mut cfg = Config::default();
         import_radosgw(&mut cfg, &path, "client.rgw.third").expect("import");
         assert_eq!(cfg.pool.thread_pool_size, 64, "[global] applies");
@@ -273,6 +280,19 @@ rgw_enable_ops_log = true
         .expect("parse");
         assert_eq!(cfg.frontend.endpoints, vec!["0.0.0.0:8080", "[::1]:80"]);
         assert!(cfg.frontend.reuse_port);
+        frontends(
+            &mut cfg,
+            "beast ssl_port=8443 ssl_endpoint=127.0.0.1 ssl_certificate=/c.pem ssl_private_key=/k.pem",
+            &mut ignored,
+        )
+        .expect("parse");
+        assert!(cfg.frontend.endpoints.is_empty(), "HTTPS only, as Beast");
+        assert_eq!(
+            cfg.frontend.ssl_endpoints,
+            vec!["0.0.0.0:8443", "127.0.0.1:443"]
+        );
+        assert_eq!(cfg.frontend.ssl_private_key, std::path::Path::new("/k.pem"));
+        assert!(ignored.is_empty(), "{ignored:?}");
         assert!(frontends(&mut cfg, "civetweb port=80", &mut ignored).is_err());
         assert!(frontends(&mut cfg, "beast port=http", &mut ignored).is_err());
         assert_eq!(int("4M").expect("int"), 4 << 20);

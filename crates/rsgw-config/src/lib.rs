@@ -126,9 +126,20 @@ impl Default for S3Config {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct FrontendConfig {
-    /// Addresses to listen on, `host:port` each (several allowed).
+    /// Addresses to listen on with plain HTTP, `host:port` each (several
+    /// allowed; may be empty when `ssl_endpoints` is not).
     /// Default `["127.0.0.1:7480"]`, radosgw's port.
     pub endpoints: Vec<String>,
+    /// Addresses to listen on with HTTPS (Beast's `ssl_endpoint`), served by
+    /// the same pool and admission as `endpoints`. Default empty.
+    pub ssl_endpoints: Vec<String>,
+    /// PEM file with the server certificate, followed by its chain (Beast's
+    /// `ssl_certificate`); required with `ssl_endpoints`. Reloaded, with
+    /// `ssl_private_key`, on SIGHUP. Default empty.
+    pub ssl_certificate: std::path::PathBuf,
+    /// PEM file with the certificate's private key (PKCS#8, PKCS#1 or SEC1);
+    /// empty: taken from `ssl_certificate` as Beast does. Default empty.
+    pub ssl_private_key: std::path::PathBuf,
     /// Largest request header section in bytes (names and values), like
     /// Beast's `max_header_size`; larger ones get `400
     /// RequestHeaderSectionTooLarge`. Default 16384, at most 1048576.
@@ -168,6 +179,9 @@ impl Default for FrontendConfig {
     fn default() -> Self {
         FrontendConfig {
             endpoints: vec!["127.0.0.1:7480".into()],
+            ssl_endpoints: Vec::new(),
+            ssl_certificate: std::path::PathBuf::new(),
+            ssl_private_key: std::path::PathBuf::new(),
             max_header_size: 16384,
             backlog: 4096,
             request_timeout_ms: 65_000,
@@ -338,19 +352,34 @@ impl Config {
 
     /// Checks ranges that the types alone do not express.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.frontend.endpoints.is_empty() {
+        if self.frontend.endpoints.is_empty() && self.frontend.ssl_endpoints.is_empty() {
             return Err(ConfigError::Value {
                 key: "frontend.endpoints",
-                message: "needs at least one address".into(),
+                message: "needs at least one address (or frontend.ssl_endpoints)".into(),
             });
         }
-        for ep in &self.frontend.endpoints {
-            if ep.parse::<std::net::SocketAddr>().is_err() {
-                return Err(ConfigError::Value {
-                    key: "frontend.endpoints",
-                    message: format!("'{ep}' is not an address like 127.0.0.1:7480 or [::1]:7480"),
-                });
+        for (key, eps) in [
+            ("frontend.endpoints", &self.frontend.endpoints),
+            ("frontend.ssl_endpoints", &self.frontend.ssl_endpoints),
+        ] {
+            for ep in eps {
+                if ep.parse::<std::net::SocketAddr>().is_err() {
+                    return Err(ConfigError::Value {
+                        key,
+                        message: format!(
+                            "'{ep}' is not an address like 127.0.0.1:7480 or [::1]:7480"
+                        ),
+                    });
+                }
             }
+        }
+        if !self.frontend.ssl_endpoints.is_empty()
+            && self.frontend.ssl_certificate.as_os_str().is_empty()
+        {
+            return Err(ConfigError::Value {
+                key: "frontend.ssl_certificate",
+                message: "frontend.ssl_endpoints need a certificate (PEM file)".into(),
+            });
         }
         if self.frontend.backlog == 0 {
             return Err(ConfigError::Value {

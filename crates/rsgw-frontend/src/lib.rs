@@ -8,6 +8,8 @@
 //! threads) → the [`Handler`] (the S3 service, which implements it in
 //! `rsgw-s3`: this crate knows no S3). [`metrics`] counts along
 //! the way and [`admin`] serves them, with `/health`, on a port of its own.
+//! HTTPS listeners add a [`tls`] handshake before the connection's first
+//! request.
 //! [`server::run`] starts an instance: [`cpu`] pinning first, then
 //! [`limits`], the runtime, listeners, and the drain on SIGTERM.
 
@@ -24,6 +26,7 @@ pub mod metrics;
 pub mod pool;
 pub mod server;
 pub mod service;
+pub mod tls;
 
 pub use body_timeout::{BodyFailure, BodyState, RequestBody};
 pub use handler::{BoxError, Handler, Operation, Rejection};
@@ -49,6 +52,9 @@ pub enum FrontendError {
     /// The handler could not be built (the store is unreachable, say).
     #[error("{0}")]
     Handler(BoxError),
+    /// The certificate or key of the HTTPS listeners cannot be used.
+    #[error("frontend.ssl_certificate: {0}")]
+    Tls(#[from] tls::TlsError),
     /// A listener task outlived the shutdown.
     #[error("listeners still running at shutdown")]
     Listeners,

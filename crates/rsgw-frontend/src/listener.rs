@@ -1,6 +1,7 @@
 //! Listening sockets and the accept loop: backlog, `SO_REUSEPORT`, the
-//! connection cap, `TCP_NODELAY`, accept-error backoff, and the HTTP/1.1
-//! connection with its header timeout.
+//! connection cap, `TCP_NODELAY`, accept-error backoff, the TLS handshake
+//! of HTTPS listeners (under the header timeout: a slow handshake is a
+//! slowloris too), and the HTTP/1.1 connection with its header timeout.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,12 +10,14 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::{Semaphore, watch};
 
 use crate::handler::Handler;
 use crate::metrics::Metrics;
 use crate::service::FrontendService;
+use crate::tls::Tls;
 
 /// How far hyper's read buffer may grow beyond `frontend.max_header_size`:
 /// room for the request line and the last read. The sum bounds what a
@@ -65,9 +68,11 @@ pub struct ConnSettings {
     pub read_buffer: usize,
 }
 
-/// Accepts connections until `stop` turns true, serving each with `service`.
+/// Accepts connections until `stop` turns true, serving each with `service`;
+/// with `tls`, each connection first completes a TLS handshake.
 pub async fn accept_loop<H: Handler>(
     listener: TcpListener,
+    tls: Option<Arc<Tls>>,
     service: FrontendService<H>,
     graceful: Arc<GracefulShutdown>,
     settings: ConnSettings,
@@ -120,22 +125,55 @@ pub async fn accept_loop<H: Handler>(
         }
         metrics.connections_accepted.inc();
         metrics.connections_open.inc();
-        // hyper's own limit sits above max_header_size, so oversized headers
-        // reach the service and get an S3 error; beyond it hyper answers 431
-        let mut builder = http1::Builder::new();
-        builder.max_buf_size(settings.read_buffer);
-        if let Some(t) = settings.request_timeout {
-            builder.timer(TokioTimer::new()).header_read_timeout(t);
-        }
-        let conn = builder.serve_connection(TokioIo::new(stream), service.clone());
-        let conn = graceful.watch(conn);
+        let (service, graceful, settings) = (service.clone(), graceful.clone(), settings.clone());
         let metrics = metrics.clone();
+        let acceptor = tls.as_ref().map(|t| t.acceptor());
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            match acceptor {
+                None => serve(stream, service, &graceful, &settings, peer).await,
+                Some(acceptor) => {
+                    let handshake = acceptor.accept(stream);
+                    let done = match settings.request_timeout {
+                        Some(t) => tokio::time::timeout(t, handshake)
+                            .await
+                            .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into())),
+                        None => handshake.await,
+                    };
+                    match done {
+                        Ok(stream) => serve(stream, service, &graceful, &settings, peer).await,
+                        Err(e) => {
+                            metrics.tls_handshake_failures.inc();
+                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                        }
+                    }
+                }
             }
             metrics.connections_open.dec();
             drop(slot);
         });
+    }
+}
+
+/// Serves HTTP/1.1 on one connection (plain or TLS) until it ends.
+async fn serve<H, S>(
+    stream: S,
+    service: FrontendService<H>,
+    graceful: &GracefulShutdown,
+    settings: &ConnSettings,
+    peer: SocketAddr,
+) where
+    H: Handler,
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    // hyper's own limit sits above max_header_size, so oversized headers
+    // reach the service and get an S3 error; beyond it hyper answers 431
+    let mut builder = http1::Builder::new();
+    builder.max_buf_size(settings.read_buffer);
+    if let Some(t) = settings.request_timeout {
+        builder.timer(TokioTimer::new()).header_read_timeout(t);
+    }
+    let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+    if let Err(e) = conn.await {
+        tracing::debug!(%peer, error = %e, "connection ended with an error");
     }
 }

@@ -121,6 +121,10 @@ pub struct Metrics {
     pub accept_errors: Counter,
     /// Times the listener paused at `max_connections`.
     pub connection_cap_waits: Counter,
+    /// TLS handshakes that failed or timed out.
+    pub tls_handshake_failures: Counter,
+    /// Certificate reloads, by outcome: succeeded, failed.
+    pub tls_reloads: [Counter; 2],
 }
 
 impl Metrics {
@@ -142,6 +146,8 @@ impl Metrics {
             connections_accepted: Counter::default(),
             accept_errors: Counter::default(),
             connection_cap_waits: Counter::default(),
+            tls_handshake_failures: Counter::default(),
+            tls_reloads: Default::default(),
         }
     }
 
@@ -291,6 +297,24 @@ impl Metrics {
             "Failed accept() calls (EMFILE and the like); the listener backs off and retries.",
             self.accept_errors.get().to_string(),
         );
+        one(
+            "rsgw_tls_handshake_failures_total",
+            "counter",
+            "TLS handshakes that failed or took longer than frontend.request_timeout_ms.",
+            self.tls_handshake_failures.get().to_string(),
+        );
+        let _ = writeln!(
+            out,
+            "# HELP rsgw_tls_reloads_total Certificate reloads (SIGHUP) by outcome.\n\
+             # TYPE rsgw_tls_reloads_total counter"
+        );
+        for (outcome, c) in ["ok", "failed"].iter().zip(&self.tls_reloads) {
+            let _ = writeln!(
+                out,
+                "rsgw_tls_reloads_total{{outcome=\"{outcome}\"}} {}",
+                c.get()
+            );
+        }
         out
     }
 }

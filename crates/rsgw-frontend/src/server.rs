@@ -19,6 +19,7 @@ use crate::listener::{ConnSettings, accept_loop, bind};
 use crate::metrics::Metrics;
 use crate::pool::{BlockingPool, Pool};
 use crate::service::FrontendService;
+use crate::tls::Tls;
 use crate::{FrontendError, cpu, limits};
 
 /// Threads an instance runs besides its pool: the main thread and the
@@ -189,17 +190,28 @@ where
             .then(|| Arc::new(Semaphore::new(fe.max_connections))),
         read_buffer: crate::listener::read_buffer_limit(fe.max_header_size),
     };
+    let tls = if fe.ssl_endpoints.is_empty() {
+        None
+    } else {
+        let tls = Arc::new(Tls::load(&fe.ssl_certificate, &fe.ssl_private_key)?);
+        tokio::spawn(reload_on_sighup(tls.clone(), metrics.clone()));
+        Some(tls)
+    };
     let mut loops = Vec::new();
-    for ep in &fe.endpoints {
+    let plain = fe.endpoints.iter().map(|ep| (ep, None));
+    let secure = fe.ssl_endpoints.iter().map(|ep| (ep, tls.clone()));
+    for (ep, tls) in plain.chain(secure) {
         let addr: SocketAddr = ep.parse().map_err(|_| FrontendError::Address(ep.clone()))?;
         let listener = bind(addr, fe.backlog, fe.reuse_port)
             .map_err(|e| FrontendError::io(format!("cannot listen on {addr}"), e))?;
         let local = listener
             .local_addr()
             .map_err(|e| FrontendError::io("cannot read the bound address", e))?;
-        tracing::info!(endpoint = %local, reuse_port = fe.reuse_port, "rsgw listening");
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        tracing::info!(endpoint = %local, scheme, reuse_port = fe.reuse_port, "rsgw listening");
         loops.push(tokio::spawn(accept_loop(
             listener,
+            tls,
             service.clone(),
             graceful.clone(),
             settings.clone(),
@@ -245,4 +257,28 @@ where
     }
     tracing::info!("rsgw stopped");
     Ok(())
+}
+
+/// Reloads the certificate and key on every SIGHUP (connections accepted
+/// afterwards use the new ones; a failed reload keeps the old).
+async fn reload_on_sighup(tls: Arc<Tls>, metrics: Arc<Metrics>) {
+    let mut hup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot watch SIGHUP: the certificate is never reloaded");
+            return;
+        }
+    };
+    while hup.recv().await.is_some() {
+        match tls.reload() {
+            Ok(()) => {
+                metrics.tls_reloads[0].inc();
+                tracing::info!("certificate reloaded");
+            }
+            Err(e) => {
+                metrics.tls_reloads[1].inc();
+                tracing::error!(error = %e, "certificate reload failed; keeping the current one");
+            }
+        }
+    }
 }

@@ -32,7 +32,12 @@ pub fn apply(cfg: &mut Config, i: usize, n: usize) -> Result<(), Box<dyn std::er
     cfg.cpu.cpuset = sets[i].to_string();
     let by = i * usize::from(cfg.frontend.instance_port_step);
     if !cfg.frontend.reuse_port {
-        for ep in &mut cfg.frontend.endpoints {
+        for ep in cfg
+            .frontend
+            .endpoints
+            .iter_mut()
+            .chain(cfg.frontend.ssl_endpoints.iter_mut())
+        {
             *ep = shift_port(ep, by)?;
         }
     }

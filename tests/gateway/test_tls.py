@@ -1,0 +1,173 @@
+"""Native TLS (frontend.ssl_endpoints, as Beast's ssl_endpoint), on the
+embedded backend's target (the TLS layer is the same for every backend):
+S3 clients and presigned URLs over HTTPS beside plain HTTP on one pool,
+TLS 1.2 and 1.3 with ALPN http/1.1, session resumption, the certificate
+replaced on SIGHUP without dropping a connection, a handshake that never
+comes cut like a slowloris, and clear errors for unusable files."""
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import time
+import urllib.request
+import uuid
+
+import boto3
+import botocore.config
+import pytest
+
+from rsgw_gateway import free_port, metric
+
+
+def make_cert(directory, name, cn):
+    """A self-signed EC certificate for 127.0.0.1: (cert path, key path)."""
+    cert, key = directory / f"{name}.crt", directory / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={cn}",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture
+def tls_gateway(t, gateway, tmp_path):
+    """An rsgw with an HTTPS listener beside its HTTP one; request_timeout_ms = 1000."""
+    if t.name != "rsgw-local":
+        pytest.skip("the TLS layer is the frontend's; one backend is enough")
+    cert, key = make_cert(tmp_path, "server", "rsgw-one")
+    port = free_port()
+    g = gateway("tls", f'ssl_endpoints = ["127.0.0.1:{port}"]\nssl_certificate = "{cert}"\n'
+                       f'ssl_private_key = "{key}"\nrequest_timeout_ms = 1000')
+    g.ssl_port, g.cert, g.key = port, cert, key
+    return g
+
+
+def context(cafile, version=None):
+    ctx = ssl.create_default_context(cafile=str(cafile))
+    if version:
+        ctx.minimum_version = ctx.maximum_version = version
+    ctx.set_alpn_protocols(["http/1.1"])
+    return ctx
+
+
+def request(tls_sock, path="/"):
+    tls_sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = tls_sock.recv(4096)
+        assert chunk, "connection closed before an answer"
+        head += chunk
+    return head.split(b" ", 2)[1].decode()
+
+
+def connect(g, ctx, session=None):
+    raw = socket.create_connection(("127.0.0.1", g.ssl_port), timeout=10)
+    return ctx.wrap_socket(raw, server_hostname="127.0.0.1", session=session)
+
+
+def peer_cn(s):
+    return dict(x[0] for x in s.getpeercert()["subject"])["commonName"]
+
+
+def test_s3_and_presigned_urls_over_https_beside_http(tls_gateway):
+    g = tls_gateway
+    cfg = botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"},
+                                 retries={"total_max_attempts": 1})
+    https, http = (boto3.client("s3", endpoint_url=url, region_name="us-east-1", verify=str(g.cert), config=cfg,
+                                aws_access_key_id=os.environ["ALICE_AK"],
+                                aws_secret_access_key=os.environ["ALICE_SK"])
+                   for url in (f"https://127.0.0.1:{g.ssl_port}", g.url))
+    b = f"tls-{uuid.uuid4().hex[:12]}"
+    https.create_bucket(Bucket=b)
+    https.put_object(Bucket=b, Key="k", Body=b"over tls")
+    # one store, one pool: what HTTPS wrote, HTTP reads, and back
+    assert http.get_object(Bucket=b, Key="k")["Body"].read() == b"over tls"
+    url = https.generate_presigned_url("get_object", Params={"Bucket": b, "Key": "k"}, ExpiresIn=60)
+    assert url.startswith("https://")
+    with urllib.request.urlopen(url, context=context(g.cert), timeout=10) as r:
+        assert r.read() == b"over tls"
+    https.delete_object(Bucket=b, Key="k")
+    https.delete_bucket(Bucket=b)
+
+
+@pytest.mark.parametrize("version", [ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3])
+def test_versions_alpn_and_resumption(tls_gateway, version):
+    g = tls_gateway
+    ctx = context(g.cert, version)
+    first = connect(g, ctx)
+    assert first.version() == version.name.replace("v1_", "v1.")
+    assert first.selected_alpn_protocol() == "http/1.1"
+    assert request(first) == "403"
+    session = first.session  # TLS 1.3 tickets arrive with the first answer
+    first.close()
+    again = connect(g, ctx, session=session)
+    assert again.session_reused, f"{version.name}: session not resumed"
+    assert request(again) == "403"
+    again.close()
+
+
+def test_certificate_reloaded_on_sighup_without_dropping_connections(tls_gateway, tmp_path):
+    g = tls_gateway
+    ctx = context(g.cert)
+    before = connect(g, ctx)
+    assert peer_cn(before) == "rsgw-one" and request(before) == "403"
+    new_cert, new_key = make_cert(tmp_path, "next", "rsgw-two")
+    old = tmp_path / "old.crt"
+    old.write_bytes(g.cert.read_bytes())
+    # a broken file first: the reload fails and the old certificate stays
+    g.cert.write_text("not a certificate\n")
+    os.kill(g.pid, signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="failed"}') < 1:
+        assert time.monotonic() < deadline, "the failed reload was not counted"
+        time.sleep(0.1)
+    assert peer_cn(connect(g, context(old))) == "rsgw-one"
+    g.cert.write_bytes(new_cert.read_bytes())
+    g.key.write_bytes(new_key.read_bytes())
+    os.kill(g.pid, signal.SIGHUP)
+    while metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="ok"}') < 1:
+        assert time.monotonic() < deadline, "the reload was not counted"
+        time.sleep(0.1)
+    after = connect(g, context(new_cert))
+    assert peer_cn(after) == "rsgw-two" and request(after) == "403"
+    # the connection made before the reload goes on with its session
+    assert request(before) == "403"
+    before.close()
+    after.close()
+
+
+def test_a_handshake_that_never_comes_is_cut(tls_gateway):
+    g = tls_gateway
+    silent = socket.create_connection(("127.0.0.1", g.ssl_port), timeout=10)
+    partial = socket.create_connection(("127.0.0.1", g.ssl_port), timeout=10)
+    partial.sendall(bytes.fromhex("160301"))  # the start of a ClientHello's record header
+    started = time.monotonic()
+    for s in (silent, partial):
+        assert s.recv(1) == b"", "the server sent something"
+    # request_timeout_ms is 1 s; 5 s leaves a loaded host time
+    assert time.monotonic() - started < 5
+    assert metric(g.metrics(), "rsgw_tls_handshake_failures_total") >= 2
+    # and meanwhile a real client is served
+    s = connect(g, context(g.cert))
+    assert request(s) == "403"
+    s.close()
+
+
+def test_unusable_certificate_files_stop_the_start(t, gateway, tmp_path):
+    if t.name != "rsgw-local":
+        pytest.skip("the TLS layer is the frontend's; one backend is enough")
+    cert, key = make_cert(tmp_path, "c", "x")
+    other_cert, other_key = make_cert(tmp_path, "o", "y")
+    cases = [
+        (tmp_path / "missing.pem", key, "missing.pem"),
+        (cert, other_key, "TLS configuration"),  # a key of another certificate
+        (key, key, "holds no PEM certificate"),
+    ]
+    for c, k, message in cases:
+        g = gateway(f"bad-{uuid.uuid4().hex[:6]}",
+                    f'ssl_endpoints = ["127.0.0.1:{free_port()}"]\nssl_certificate = "{c}"\n'
+                    f'ssl_private_key = "{k}"', start=False)
+        r = subprocess.run([g.rsgw, "serve", "-c", str(g.cfg)], capture_output=True, text=True, timeout=30,
+                           env=g.env)
+        assert r.returncode != 0 and message in r.stderr, (message, r.stderr[-2000:])

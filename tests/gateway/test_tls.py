@@ -10,6 +10,7 @@ import socket
 import ssl
 import subprocess
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -147,7 +148,11 @@ def test_a_handshake_that_never_comes_is_cut(tls_gateway):
         assert s.recv(1) == b"", "the server sent something"
     # request_timeout_ms is 1 s; 5 s leaves a loaded host time
     assert time.monotonic() - started < 5
-    assert metric(g.metrics(), "rsgw_tls_handshake_failures_total") >= 2
+    # counted just after the connection closes
+    deadline = time.monotonic() + 5
+    while metric(g.metrics(), "rsgw_tls_handshake_failures_total") < 2:
+        assert time.monotonic() < deadline, "failed handshakes not counted"
+        time.sleep(0.05)
     # and meanwhile a real client is served
     s = connect(g, context(g.cert))
     assert request(s) == "403"
@@ -171,3 +176,30 @@ def test_unusable_certificate_files_stop_the_start(t, gateway, tmp_path):
         r = subprocess.run([g.rsgw, "serve", "-c", str(g.cfg)], capture_output=True, text=True, timeout=30,
                            env=g.env)
         assert r.returncode != 0 and message in r.stderr, (message, r.stderr[-2000:])
+
+
+def test_forwarded_headers_only_from_trusted_proxies(t, gateway):
+    """The client's address and scheme in the request's log span come from
+    Forwarded / X-Forwarded-* only when the peer is a trusted proxy."""
+    if t.name != "rsgw-local":
+        pytest.skip("the frontend's; one backend is enough")
+    env = {"RSGW_LOG": "info,s3s=off,rsgw_frontend::service=debug"}
+    trusting = gateway("trusting", 'trusted_proxies = ["127.0.0.0/8"]', env=env)
+    other = gateway("untrusting", 'trusted_proxies = ["10.0.0.0/8"]', env=env)
+    for g in (trusting, other):
+        for headers in ({"Forwarded": 'for="[2001:db8::7]:4711";proto=https'},
+                        {"X-Forwarded-For": "198.51.100.7", "X-Forwarded-Proto": "https"}):
+            req = urllib.request.Request(f"{g.url}/", headers=headers)
+            try:
+                urllib.request.urlopen(req, timeout=10)
+            except urllib.error.HTTPError as e:
+                assert e.code == 403
+    deadline = time.monotonic() + 10
+    while "198.51.100.7" not in trusting.log_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    log = trusting.log_text()
+    assert "client=2001:db8::7 secure=true" in log, log[-2000:]
+    assert "client=198.51.100.7 secure=true" in log, log[-2000:]
+    log = other.log_text()
+    assert "client=127.0.0.1 secure=false" in log, log[-2000:]
+    assert "198.51.100.7" not in log and "2001:db8::7" not in log

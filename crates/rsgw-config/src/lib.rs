@@ -140,6 +140,12 @@ pub struct FrontendConfig {
     /// PEM file with the certificate's private key (PKCS#8, PKCS#1 or SEC1);
     /// empty: taken from `ssl_certificate` as Beast does. Default empty.
     pub ssl_private_key: std::path::PathBuf,
+    /// Addresses or networks (`10.0.0.5`, `10.0.0.0/8`, `::1`) of proxies in
+    /// front of rsgw (an ingress such as HAProxy) whose `Forwarded` or
+    /// `X-Forwarded-For`/`X-Forwarded-Proto` headers name the client's
+    /// address and scheme; from any other peer these headers are ignored.
+    /// Default empty.
+    pub trusted_proxies: Vec<String>,
     /// Largest request header section in bytes (names and values), like
     /// Beast's `max_header_size`; larger ones get `400
     /// RequestHeaderSectionTooLarge`. Default 16384, at most 1048576.
@@ -182,6 +188,7 @@ impl Default for FrontendConfig {
             ssl_endpoints: Vec::new(),
             ssl_certificate: std::path::PathBuf::new(),
             ssl_private_key: std::path::PathBuf::new(),
+            trusted_proxies: Vec::new(),
             max_header_size: 16384,
             backlog: 4096,
             request_timeout_ms: 65_000,

@@ -18,6 +18,7 @@
 pub mod admin;
 pub mod admission;
 pub mod body_timeout;
+pub mod client;
 pub mod cpu;
 pub mod handler;
 pub mod limits;
@@ -29,6 +30,7 @@ pub mod service;
 pub mod tls;
 
 pub use body_timeout::{BodyFailure, BodyState, RequestBody};
+pub use client::Client;
 pub use handler::{BoxError, Handler, Operation, Rejection};
 pub use server::{ThreadPlan, run};
 
@@ -38,6 +40,9 @@ pub enum FrontendError {
     /// CPU pinning failed or the cpuset is invalid or unavailable.
     #[error("cpu.cpuset: {0}")]
     Cpu(String),
+    /// A setting that cannot be used (the key names it).
+    #[error("{0}")]
+    Config(String),
     /// An address that does not parse.
     #[error("'{0}' is not an address like 127.0.0.1:7480")]
     Address(String),

@@ -130,7 +130,10 @@ pub async fn accept_loop<H: Handler>(
         let acceptor = tls.as_ref().map(|t| t.acceptor());
         tokio::spawn(async move {
             match acceptor {
-                None => serve(stream, service, &graceful, &settings, peer).await,
+                None => {
+                    let service = service.for_connection(peer, false);
+                    serve(stream, service, &graceful, &settings, peer).await;
+                }
                 Some(acceptor) => {
                     let handshake = acceptor.accept(stream);
                     let done = match settings.request_timeout {
@@ -140,7 +143,10 @@ pub async fn accept_loop<H: Handler>(
                         None => handshake.await,
                     };
                     match done {
-                        Ok(stream) => serve(stream, service, &graceful, &settings, peer).await,
+                        Ok(stream) => {
+                            let service = service.for_connection(peer, true);
+                            serve(stream, service, &graceful, &settings, peer).await;
+                        }
                         Err(e) => {
                             metrics.tls_handshake_failures.inc();
                             tracing::debug!(%peer, error = %e, "TLS handshake failed");

@@ -14,6 +14,7 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::admin::{AdminState, BusySeconds};
 use crate::admission::{Admission, Policy};
+use crate::client::TrustedProxies;
 use crate::handler::{BoxError, Handler};
 use crate::listener::{ConnSettings, accept_loop, bind};
 use crate::metrics::Metrics;
@@ -157,7 +158,16 @@ where
     let admission_waiting = admission.waiting();
     let body_timeout =
         (fe.request_timeout_ms > 0).then(|| Duration::from_millis(fe.request_timeout_ms));
-    let service = FrontendService::new(handler, body_timeout, admission, pool, metrics.clone());
+    let trusted = TrustedProxies::parse(&fe.trusted_proxies)
+        .map_err(|e| FrontendError::Config(format!("frontend.trusted_proxies: {e}")))?;
+    let service = FrontendService::new(
+        handler,
+        body_timeout,
+        admission,
+        pool,
+        metrics.clone(),
+        trusted,
+    );
 
     let admin = Arc::new(AdminState {
         metrics: metrics.clone(),

@@ -3,6 +3,7 @@
 //! that admission slots, metrics and latency cover the whole response.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -16,6 +17,7 @@ use hyper::body::Incoming;
 
 use crate::admission::{Admission, Admitted};
 use crate::body_timeout::{BodyFailure, RequestBody};
+use crate::client::TrustedProxies;
 use crate::handler::{BoxError, Handler, Operation, Rejection};
 use crate::metrics::Metrics;
 use crate::pool::{Pool, PoolBody, PoolError};
@@ -30,34 +32,55 @@ struct Shared<H: Handler> {
     admission: Admission,
     pool: Pool<H>,
     metrics: Arc<Metrics>,
+    trusted: TrustedProxies,
 }
 
-/// The hyper service of every connection of an instance.
-pub struct FrontendService<H: Handler>(Arc<Shared<H>>);
+/// The connection a service serves: its peer, and whether it is TLS.
+#[derive(Debug, Clone, Copy)]
+struct Conn {
+    peer: SocketAddr,
+    tls: bool,
+}
+
+/// The hyper service of the connections of an instance: shared by all,
+/// with each connection's peer ([`FrontendService::for_connection`]).
+pub struct FrontendService<H: Handler>(Arc<Shared<H>>, Option<Conn>);
 
 impl<H: Handler> Clone for FrontendService<H> {
     fn clone(&self) -> Self {
-        FrontendService(self.0.clone())
+        FrontendService(self.0.clone(), self.1)
     }
 }
 
 impl<H: Handler> FrontendService<H> {
     /// Ties the layers together; `body_timeout` bounds each wait for
-    /// request body bytes (`request_timeout_ms`; `None`: no bound).
+    /// request body bytes (`request_timeout_ms`; `None`: no bound);
+    /// `trusted` are the proxies whose forwarding headers name the client.
     pub fn new(
         handler: H,
         body_timeout: Option<Duration>,
         admission: Admission,
         pool: Pool<H>,
         metrics: Arc<Metrics>,
+        trusted: TrustedProxies,
     ) -> Self {
-        FrontendService(Arc::new(Shared {
-            handler,
-            body_timeout,
-            admission,
-            pool,
-            metrics,
-        }))
+        FrontendService(
+            Arc::new(Shared {
+                handler,
+                body_timeout,
+                admission,
+                pool,
+                metrics,
+                trusted,
+            }),
+            None,
+        )
+    }
+
+    /// The service of one connection from `peer`, over TLS if `tls`: its
+    /// requests carry a [`crate::Client`] extension.
+    pub fn for_connection(&self, peer: SocketAddr, tls: bool) -> Self {
+        FrontendService(self.0.clone(), Some(Conn { peer, tls }))
     }
 
     /// Serves one request through admission, the pool and the handler.
@@ -91,6 +114,7 @@ impl<H: Handler> FrontendService<H> {
             op: H::Operation::unrouted(),
             status: CLIENT_CLOSED,
             _admitted: admitted,
+            span: tracing::Span::current(),
         };
         let (parts, body) = req.into_parts();
         // a body the client announced (a length, chunks), and whether it
@@ -158,13 +182,24 @@ impl<H: Handler> hyper::service::Service<Request<Incoming>> for FrontendService<
     type Error = Infallible;
     type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
 
-    fn call(&self, req: Request<Incoming>) -> Self::Future {
+    fn call(&self, mut req: Request<Incoming>) -> Self::Future {
         use tracing::Instrument;
         let this = self.clone();
+        let client = self
+            .1
+            .map(|c| self.0.trusted.client(c.peer, c.tls, req.headers()));
         // a span per request; with logging at its default (info) this is a
         // single disabled-callsite check
-        let span =
-            tracing::debug_span!("request", method = %req.method(), path = %req.uri().path());
+        let span = tracing::debug_span!(
+            "request",
+            method = %req.method(),
+            path = %req.uri().path(),
+            client = client.map(|c| tracing::field::display(c.addr)),
+            secure = client.map(|c| c.secure),
+        );
+        if let Some(c) = client {
+            req.extensions_mut().insert(c);
+        }
         Box::pin(async move { Ok(this.serve(req).await) }.instrument(span))
     }
 }
@@ -177,11 +212,14 @@ struct InFlight<O: Operation> {
     op: O,
     status: u16,
     _admitted: Admitted,
+    /// The request's span: the response body often ends outside it.
+    span: tracing::Span,
 }
 
 impl<O: Operation> Drop for InFlight<O> {
     fn drop(&mut self) {
         let elapsed = self.start.elapsed();
+        let _in_request = self.span.enter();
         self.metrics.outstanding.dec();
         self.metrics.record(self.op, self.status, elapsed);
         tracing::debug!(

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::{Semaphore, watch};
@@ -125,14 +125,16 @@ pub async fn accept_loop<H: Handler>(
         }
         metrics.connections_accepted.inc();
         metrics.connections_open.inc();
-        let (service, graceful, settings) = (service.clone(), graceful.clone(), settings.clone());
+        // a watcher, not the shutdown itself: the drain waits for the
+        // connection, and the connection does not keep the shutdown alive
+        let (service, watcher, settings) = (service.clone(), graceful.watcher(), settings.clone());
         let metrics = metrics.clone();
         let acceptor = tls.as_ref().map(|t| t.acceptor());
         tokio::spawn(async move {
             match acceptor {
                 None => {
                     let service = service.for_connection(peer, false);
-                    serve(stream, service, &graceful, &settings, peer).await;
+                    serve(stream, service, watcher, &settings, peer).await;
                 }
                 Some(acceptor) => {
                     let handshake = acceptor.accept(stream);
@@ -145,7 +147,7 @@ pub async fn accept_loop<H: Handler>(
                     match done {
                         Ok(stream) => {
                             let service = service.for_connection(peer, true);
-                            serve(stream, service, &graceful, &settings, peer).await;
+                            serve(stream, service, watcher, &settings, peer).await;
                         }
                         Err(e) => {
                             metrics.tls_handshake_failures.inc();
@@ -164,7 +166,7 @@ pub async fn accept_loop<H: Handler>(
 async fn serve<H, S>(
     stream: S,
     service: FrontendService<H>,
-    graceful: &GracefulShutdown,
+    watcher: Watcher,
     settings: &ConnSettings,
     peer: SocketAddr,
 ) where
@@ -178,7 +180,7 @@ async fn serve<H, S>(
     if let Some(t) = settings.request_timeout {
         builder.timer(TokioTimer::new()).header_read_timeout(t);
     }
-    let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+    let conn = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
     if let Err(e) = conn.await {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }

@@ -31,17 +31,28 @@ def make_cert(directory, name, cn):
     return cert, key
 
 
-@pytest.fixture
-def tls_gateway(t, gateway, tmp_path):
-    """An rsgw with an HTTPS listener beside its HTTP one; request_timeout_ms = 1000."""
+def start_tls(t, gateway, tmp_path, name, request_timeout_ms):
+    """An rsgw with an HTTPS listener beside its HTTP one."""
     if t.name != "rsgw-local":
         pytest.skip("the TLS layer is the frontend's; one backend is enough")
     cert, key = make_cert(tmp_path, "server", "rsgw-one")
     port = free_port()
-    g = gateway("tls", f'ssl_endpoints = ["127.0.0.1:{port}"]\nssl_certificate = "{cert}"\n'
-                       f'ssl_private_key = "{key}"\nrequest_timeout_ms = 1000')
+    g = gateway(name, f'ssl_endpoints = ["127.0.0.1:{port}"]\nssl_certificate = "{cert}"\n'
+                      f'ssl_private_key = "{key}"\nrequest_timeout_ms = {request_timeout_ms}')
     g.ssl_port, g.cert, g.key = port, cert, key
     return g
+
+
+@pytest.fixture
+def tls_gateway(t, gateway, tmp_path):
+    """request_timeout_ms = 1000: handshakes that never come are cut fast."""
+    return start_tls(t, gateway, tmp_path, "tls", 1000)
+
+
+@pytest.fixture
+def patient_tls_gateway(t, gateway, tmp_path):
+    """request_timeout_ms = 60000: idle keep-alive connections stay open."""
+    return start_tls(t, gateway, tmp_path, "tls-patient", 60000)
 
 
 def context(cafile, version=None):
@@ -108,8 +119,8 @@ def test_versions_alpn_and_resumption(tls_gateway, version):
     again.close()
 
 
-def test_certificate_reloaded_on_sighup_without_dropping_connections(tls_gateway, tmp_path):
-    g = tls_gateway
+def test_certificate_reloaded_on_sighup_without_dropping_connections(patient_tls_gateway, tmp_path):
+    g = patient_tls_gateway
     ctx = context(g.cert)
     before = connect(g, ctx)
     assert peer_cn(before) == "rsgw-one" and request(before) == "403"
@@ -127,6 +138,7 @@ def test_certificate_reloaded_on_sighup_without_dropping_connections(tls_gateway
     g.cert.write_bytes(new_cert.read_bytes())
     g.key.write_bytes(new_key.read_bytes())
     os.kill(g.pid, signal.SIGHUP)
+    deadline = time.monotonic() + 10
     while metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="ok"}') < 1:
         assert time.monotonic() < deadline, "the reload was not counted"
         time.sleep(0.1)

@@ -15,6 +15,7 @@ mod frontend;
 mod operation;
 mod ops;
 mod request_id;
+mod xml_text;
 
 use rsgw_gateway::Gateway;
 use s3s::auth::{S3Auth, SecretKey};

@@ -48,6 +48,12 @@ fn url_encode(s: &str) -> String {
     out
 }
 
+/// The delimiter a listing echoes: an empty one delimits nothing and is
+/// not echoed (radosgw leaves it out too).
+fn echoed(delimiter: Option<String>) -> Option<String> {
+    delimiter.filter(|d| !d.is_empty())
+}
+
 /// Applies `encoding-type=url` to the strings of a listing.
 struct Encoder(bool);
 
@@ -482,9 +488,10 @@ impl S3 for RsgwS3 {
         let who = self.principal(&req).await?;
         let i = req.input;
         let max = max_keys(i.max_keys);
+        let delimiter = echoed(i.delimiter);
         let params = ListParams {
             prefix: i.prefix.clone().unwrap_or_default(),
-            delimiter: i.delimiter.clone(),
+            delimiter: delimiter.clone(),
             start_after: i.marker.clone().unwrap_or_default(),
             max_keys: max as usize,
         };
@@ -493,18 +500,22 @@ impl S3 for RsgwS3 {
         enc.listing(&mut contents, &mut prefixes);
         Ok(S3Response::new(ListObjectsOutput {
             name: Some(i.bucket),
-            prefix: Some(enc.s(i.prefix.unwrap_or_default())),
+            // ListObjects (v1) echoes its prefix as given, encoding-type=url
+            // or not: radosgw does, and botocore, which asks for url
+            // encoding on every listing, decodes v1's Delimiter and Marker
+            // but not its Prefix
+            prefix: Some(i.prefix.unwrap_or_default()),
             marker: Some(enc.s(i.marker.unwrap_or_default())),
             max_keys: Some(max),
             is_truncated: Some(res.is_truncated),
-            next_marker: if i.delimiter.is_some() {
+            next_marker: if delimiter.is_some() {
                 enc.opt(res.next_marker.clone())
             } else {
                 None
             },
             contents: Some(contents),
             common_prefixes: Some(prefixes),
-            delimiter: enc.opt(i.delimiter),
+            delimiter: enc.opt(delimiter),
             encoding_type: i.encoding_type,
             ..Default::default()
         }))
@@ -561,7 +572,7 @@ impl S3 for RsgwS3 {
             is_truncated: Some(res.is_truncated),
             contents: Some(contents),
             common_prefixes: Some(prefixes),
-            delimiter: enc.opt(i.delimiter),
+            delimiter: enc.opt(echoed(i.delimiter)),
             encoding_type: i.encoding_type,
             start_after: enc.opt(i.start_after),
             ..Default::default()
@@ -1199,7 +1210,7 @@ impl S3 for RsgwS3 {
             next_version_id_marker: res.next_marker.as_ref().map(|_| "null".to_string()),
             versions: Some(versions),
             common_prefixes: Some(prefixes),
-            delimiter: enc.opt(i.delimiter),
+            delimiter: enc.opt(echoed(i.delimiter)),
             encoding_type: i.encoding_type,
             ..Default::default()
         }))
@@ -1276,6 +1287,24 @@ mod tests {
                 .err()
                 .expect("refused");
             assert_eq!(seen(&err), ("InvalidArgument", 400), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_delimiter_that_delimits_is_echoed() {
+        let table = [
+            (None, None),
+            (Some(""), None),
+            (Some("/"), Some("/")),
+            (Some(" "), Some(" ")),
+            (Some("\u{1}"), Some("\u{1}")),
+        ];
+        for (asked, want) in table {
+            assert_eq!(
+                echoed(asked.map(String::from)).as_deref(),
+                want,
+                "{asked:?}"
+            );
         }
     }
 

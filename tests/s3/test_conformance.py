@@ -7,6 +7,8 @@ import urllib.error
 import urllib.request
 import uuid
 
+import botocore.auth
+
 from helpers import error_of, signed_headers
 
 
@@ -197,3 +199,32 @@ def _check_control_characters(t, bucket):
     # asked for, url encoding covers the keys
     body = _listing(t, bucket, "prefix=c%01&encoding-type=url")
     assert _texts(body, "Key") == [b"c%01d"], body
+
+
+def _presigned(t, bucket, method, expires):
+    op = {"GET": "get_object", "PUT": "put_object"}[method]
+    url = t.alice.generate_presigned_url(op, Params={"Bucket": bucket, "Key": "signed"}, ExpiresIn=expires)
+    req = urllib.request.Request(url, data=b"by url" if method == "PUT" else None, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, None
+    except urllib.error.HTTPError as e:
+        return e.code, re.search(rb"<Code>(.*?)</Code>", e.read()).group(1).decode()
+
+
+def test_presigned_expiry_limits(t, bucket, monkeypatch):
+    t.alice.put_object(Bucket=bucket, Key="signed", Body=b"x")
+    for method in ("GET", "PUT"):
+        # 7 days is the most SigV4 allows
+        assert _presigned(t, bucket, method, 604800) == (200, None), method
+        # beyond, or negative: radosgw answers 403 AccessDenied, and so does
+        # rsgw (AWS: 400 AuthorizationQueryParametersError)
+        for expires in (604801, -1, 10**10):
+            assert _presigned(t, bucket, method, expires) == (403, "AccessDenied"), (method, expires)
+    # signed an hour ago, valid for a minute: expired
+    now = botocore.auth.get_current_datetime
+    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: now() - datetime.timedelta(hours=1))
+    for method in ("GET", "PUT"):
+        assert _presigned(t, bucket, method, 60) == (403, "AccessDenied"), method
+    monkeypatch.undo()
+    assert t.alice.get_object(Bucket=bucket, Key="signed")["Body"].read() == b"by url"

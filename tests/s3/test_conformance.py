@@ -228,3 +228,16 @@ def test_presigned_expiry_limits(t, bucket, monkeypatch):
         assert _presigned(t, bucket, method, 60) == (403, "AccessDenied"), method
     monkeypatch.undo()
     assert t.alice.get_object(Bucket=bucket, Key="signed")["Body"].read() == b"by url"
+
+
+def test_bucket_location_names_the_zonegroup(t, bucket):
+    # radosgw names its zonegroup (this cluster's only one, "default"); rsgw
+    # names s3.zonegroup, "default" unless configured
+    assert t.alice.get_bucket_location(Bucket=bucket)["LocationConstraint"] == "default"
+    status, body, _ = _raw(t, "GET", f"/{bucket}?location", {})
+    assert status == 200
+    assert re.search(rb"<LocationConstraint[^>]*>default</LocationConstraint>", body), body
+    # the owner's to ask, even of a public bucket
+    t.alice.put_bucket_acl(Bucket=bucket, ACL="public-read")
+    code, status, _ = error_of(t.bob.get_bucket_location, Bucket=bucket)
+    assert (code, status) == ("AccessDenied", 403)

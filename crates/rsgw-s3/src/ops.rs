@@ -20,6 +20,8 @@ use crate::error::to_s3;
 #[derive(Clone)]
 pub struct RsgwS3 {
     pub(crate) gw: Gateway,
+    /// What GetBucketLocation names (`s3.zonegroup`).
+    pub(crate) zonegroup: String,
 }
 
 fn ts(secs: f64) -> Timestamp {
@@ -84,6 +86,16 @@ impl Encoder {
         for p in prefixes {
             p.prefix = self.opt(p.prefix.take());
         }
+    }
+}
+
+/// GetBucketLocation's answer: the zonegroup, as radosgw names its own;
+/// none (an empty LocationConstraint) where it is empty.
+fn location(zonegroup: &str) -> GetBucketLocationOutput {
+    GetBucketLocationOutput {
+        location_constraint: Some(zonegroup)
+            .filter(|z| !z.is_empty())
+            .map(|z| BucketLocationConstraint::from(z.to_string())),
     }
 }
 
@@ -444,7 +456,7 @@ impl S3 for RsgwS3 {
             .bucket_for_owner(&who, &req.input.bucket)
             .await
             .map_err(to_s3)?;
-        Ok(S3Response::new(GetBucketLocationOutput::default()))
+        Ok(S3Response::new(location(&self.zonegroup)))
     }
 
     async fn get_bucket_acl(
@@ -1306,6 +1318,18 @@ mod tests {
                 "{asked:?}"
             );
         }
+    }
+
+    #[test]
+    fn bucket_location_names_the_zonegroup() {
+        let named = |z: &str| {
+            location(z)
+                .location_constraint
+                .map(|l| l.as_str().to_string())
+        };
+        assert_eq!(named("default").as_deref(), Some("default"));
+        assert_eq!(named("eu").as_deref(), Some("eu"));
+        assert_eq!(named(""), None);
     }
 
     #[test]

@@ -2,14 +2,17 @@
 AWS where clients notice the difference (issue 15)."""
 import datetime
 import hashlib
+import http.client
+import os
 import re
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
 import botocore.auth
 
-from helpers import error_of, signed_headers
+from helpers import error_of, signed_headers, streaming_upload
 
 
 def _complete(t, bucket, key, uid, parts):
@@ -241,3 +244,60 @@ def test_bucket_location_names_the_zonegroup(t, bucket):
     t.alice.put_bucket_acl(Bucket=bucket, ACL="public-read")
     code, status, _ = error_of(t.bob.get_bucket_location, Bucket=bucket)
     assert (code, status) == ("AccessDenied", 403)
+
+
+def _upload(t, path, headers, body, chunked):
+    """Sends a prepared PUT, its body framed by Content-Length or, with
+    `chunked`, Transfer-Encoding: chunked: (status, S3 error code)."""
+    host = urllib.parse.urlparse(t.endpoint)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    try:
+        if chunked:
+            pieces = (body[i:i + 10000] for i in range(0, len(body), 10000))
+            conn.request("PUT", path, body=pieces, headers=headers, encode_chunked=True)
+        else:
+            conn.request("PUT", path, body=body, headers=headers)
+    except OSError:
+        pass  # answered (and closed) before the whole body went
+    r = conn.getresponse()
+    code = re.search(rb"<Code>(.*?)</Code>", r.read())
+    conn.close()
+    return r.status, code and code.group(1).decode()
+
+
+def _encoding(t, bucket, key):
+    return t.alice.head_object(Bucket=bucket, Key=key).get("ContentEncoding")
+
+
+def test_aws_chunked_is_no_content_encoding(t, bucket):
+    # aws-chunked names the upload's framing: AWS stores the rest of
+    # Content-Encoding (gzip) and none for aws-chunked alone; radosgw
+    # (Pacific) stores what was sent
+    data = os.urandom(100_000)
+    for key, sent, stored in [("gz", "gzip, aws-chunked", "gzip"), ("plain", "aws-chunked", None),
+                              ("gz-first", "aws-chunked, gzip", "gzip"), ("none", None, None)]:
+        headers, body = streaming_upload(t.endpoint, f"/{bucket}/{key}", data, {"Content-Encoding": sent})
+        assert _upload(t, f"/{bucket}/{key}", headers, body, chunked=False) == (200, None), key
+        assert t.alice.get_object(Bucket=bucket, Key=key)["Body"].read() == data, key
+        assert _encoding(t, bucket, key) == (sent if t.is_radosgw else stored), key
+
+
+def test_aws_chunked_upload_without_content_length(t, bucket):
+    # an aws-chunked body sent with Transfer-Encoding: chunked, its length
+    # in x-amz-decoded-content-length only: radosgw takes it, as AWS does
+    data = os.urandom(100_000)
+    headers, body = streaming_upload(t.endpoint, f"/{bucket}/te", data, {"Content-Encoding": "gzip, aws-chunked"},
+                                     content_length=False)
+    assert "Content-Length" not in headers
+    assert _upload(t, f"/{bucket}/te", headers, body, chunked=True) == (200, None)
+    assert t.alice.get_object(Bucket=bucket, Key="te")["Body"].read() == data
+    assert _encoding(t, bucket, "te") == ("gzip, aws-chunked" if t.is_radosgw else "gzip")
+    # without the decoded length there is no length at all: rsgw answers
+    # 411 MissingContentLength, as for a plain chunked PUT (test_malformed);
+    # radosgw (Pacific) 400 InvalidArgument
+    headers, body = streaming_upload(t.endpoint, f"/{bucket}/nolen", data,
+                                     {"x-amz-decoded-content-length": None}, content_length=False)
+    got = _upload(t, f"/{bucket}/nolen", headers, body, chunked=True)
+    assert got == ((400, "InvalidArgument") if t.is_radosgw else (411, "MissingContentLength"))
+    _, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="nolen")
+    assert status == 404

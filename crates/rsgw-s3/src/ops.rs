@@ -345,6 +345,9 @@ fn stored_headers(
         .into_iter()
         .filter_map(|(k, v)| Some((k.to_string(), v?)))
         .collect();
+    if let Some(ce) = out.remove("content-encoding").and_then(stored_encoding) {
+        out.insert("content-encoding".into(), ce);
+    }
     if let Some(exp) = headers
         .get(http::header::EXPIRES)
         .and_then(|v| v.to_str().ok())
@@ -352,6 +355,23 @@ fn stored_headers(
         out.insert("expires".into(), exp.to_string());
     }
     out
+}
+
+/// The Content-Encoding an object keeps: the request's without
+/// `aws-chunked`, which names the upload's framing and not the object's
+/// encoding (AWS drops it: `gzip, aws-chunked` is stored as `gzip`;
+/// radosgw 16.2 stores it as sent). `None` when nothing else is left.
+fn stored_encoding(sent: String) -> Option<String> {
+    let framing = |t: &str| t.trim().eq_ignore_ascii_case("aws-chunked");
+    if !sent.split(',').any(framing) {
+        return Some(sent);
+    }
+    let rest: Vec<&str> = sent
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && !framing(t))
+        .collect();
+    (!rest.is_empty()).then(|| rest.join(", "))
 }
 
 fn decode_md5(b64: Option<&String>) -> S3Result<Option<Vec<u8>>> {
@@ -1703,6 +1723,55 @@ mod tests {
             Ok(None),
             "no header",
         );
+    }
+
+    #[test]
+    fn aws_chunked_is_no_stored_content_encoding() {
+        let table = [
+            ("gzip", Some("gzip")),
+            ("gzip,br", Some("gzip,br")),
+            ("", Some("")),
+            ("aws-chunked", None),
+            ("AWS-Chunked", None),
+            ("gzip, aws-chunked", Some("gzip")),
+            ("gzip,aws-chunked", Some("gzip")),
+            ("aws-chunked, gzip", Some("gzip")),
+            ("gzip, aws-chunked, br", Some("gzip, br")),
+            (" aws-chunked , ", None),
+            ("aws-chunkedx", Some("aws-chunkedx")),
+        ];
+        for (sent, want) in table {
+            assert_eq!(
+                stored_encoding(sent.to_string()).as_deref(),
+                want,
+                "{sent:?}"
+            );
+        }
+        let got = stored_headers(
+            [
+                ("content-type", None),
+                ("content-encoding", Some("gzip, aws-chunked".into())),
+                ("content-disposition", None),
+                ("content-language", None),
+                ("cache-control", None),
+            ],
+            &http::HeaderMap::new(),
+        );
+        assert_eq!(
+            got.get("content-encoding").map(String::as_str),
+            Some("gzip")
+        );
+        let got = stored_headers(
+            [
+                ("content-type", None),
+                ("content-encoding", Some("aws-chunked".into())),
+                ("content-disposition", None),
+                ("content-language", None),
+                ("cache-control", None),
+            ],
+            &http::HeaderMap::new(),
+        );
+        assert!(got.is_empty(), "{got:?}");
     }
 
     #[test]

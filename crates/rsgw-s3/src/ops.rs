@@ -158,6 +158,10 @@ fn canned_from_policy(policy: &AccessControlPolicy) -> S3Result<CannedAcl> {
     const AUTH: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
     let mut all = BTreeSet::new();
     let mut auth = BTreeSet::new();
+    // a user grant is the owner's when it names the document's Owner (or
+    // the document names none)
+    let owner = policy.owner.as_ref().and_then(|o| o.id.as_deref());
+    let owners = |g: Option<&Grantee>| owner.is_none() || g.and_then(|g| g.id.as_deref()) == owner;
     for g in policy.grants.iter().flatten() {
         let perm = g
             .permission
@@ -178,7 +182,9 @@ fn canned_from_policy(policy: &AccessControlPolicy) -> S3Result<CannedAcl> {
                     "only canned-ACL grants are supported"
                 ));
             }
-            None if perm == Permission::FULL_CONTROL => {}
+            // the owner's full control, which every canned ACL has; another
+            // user's grant (a bucket owner's) is no document rsgw takes
+            None if perm == Permission::FULL_CONTROL && owners(grantee) => {}
             None => {
                 return Err(s3_error!(
                     NotImplemented,
@@ -214,33 +220,46 @@ fn requested_acl(
     }
 }
 
-fn acl_grants(owner_id: &str, owner_name: &str, acl: CannedAcl) -> (Owner, Vec<Grant>) {
-    let owner = Owner {
-        id: Some(owner_id.to_string()),
-        display_name: Some(owner_name.to_string()),
-    };
-    let mut grants = vec![Grant {
-        grantee: Some(Grantee {
-            id: Some(owner_id.to_string()),
-            display_name: Some(owner_name.to_string()),
-            type_: Type::from_static(Type::CANONICAL_USER),
-            email_address: None,
-            uri: None,
-        }),
-        permission: Some(Permission::from_static(Permission::FULL_CONTROL)),
-    }];
-    let group = |uri: &str, perm: &'static str| Grant {
-        grantee: Some(Grantee {
-            id: None,
-            display_name: None,
-            type_: Type::from_static(Type::GROUP),
-            email_address: None,
-            uri: Some(uri.to_string()),
-        }),
-        permission: Some(Permission::from_static(perm)),
-    };
+/// A user as ACL documents name them: (ID, DisplayName).
+type Named<'a> = (&'a str, &'a str);
+
+/// The ACL document of a canned ACL, its grants in radosgw's order.
+/// radosgw keeps grants in a map keyed by the grantee's user id, a group's
+/// key being empty: group grants come first, in the order the canned ACL
+/// adds them, then users' by id (the owner's FULL_CONTROL, and the bucket
+/// owner's for the bucket-owner ACLs unless that is the owner). User
+/// grantees carry ID and DisplayName, groups their URI.
+fn acl_grants(owner: Named, bucket_owner: Named, acl: CannedAcl) -> (Owner, Vec<Grant>) {
     const ALL: &str = "http://acs.amazonaws.com/groups/global/AllUsers";
     const AUTH: &str = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers";
+    let user = |(id, name): Named, perm: &'static str| {
+        let grant = Grant {
+            grantee: Some(Grantee {
+                id: Some(id.to_string()),
+                display_name: Some(name.to_string()),
+                type_: Type::from_static(Type::CANONICAL_USER),
+                email_address: None,
+                uri: None,
+            }),
+            permission: Some(Permission::from_static(perm)),
+        };
+        (id.to_string(), grant)
+    };
+    let group = |uri: &str, perm: &'static str| {
+        let grant = Grant {
+            grantee: Some(Grantee {
+                id: None,
+                display_name: None,
+                type_: Type::from_static(Type::GROUP),
+                email_address: None,
+                uri: Some(uri.to_string()),
+            }),
+            permission: Some(Permission::from_static(perm)),
+        };
+        (String::new(), grant)
+    };
+    let mut grants = vec![user(owner, Permission::FULL_CONTROL)];
+    let other_bucket_owner = bucket_owner.0 != owner.0;
     match acl {
         CannedAcl::Private => {}
         CannedAcl::PublicRead => grants.push(group(ALL, Permission::READ)),
@@ -249,8 +268,21 @@ fn acl_grants(owner_id: &str, owner_name: &str, acl: CannedAcl) -> (Owner, Vec<G
             grants.push(group(ALL, Permission::WRITE));
         }
         CannedAcl::AuthenticatedRead => grants.push(group(AUTH, Permission::READ)),
+        CannedAcl::BucketOwnerRead if other_bucket_owner => {
+            grants.push(user(bucket_owner, Permission::READ));
+        }
+        CannedAcl::BucketOwnerFullControl if other_bucket_owner => {
+            grants.push(user(bucket_owner, Permission::FULL_CONTROL));
+        }
+        CannedAcl::BucketOwnerRead | CannedAcl::BucketOwnerFullControl => {}
     }
-    (owner, grants)
+    // stable: equal keys keep the order they were added in
+    grants.sort_by(|a, b| a.0.cmp(&b.0));
+    let owner = Owner {
+        id: Some(owner.0.to_string()),
+        display_name: Some(owner.1.to_string()),
+    };
+    (owner, grants.into_iter().map(|(_, g)| g).collect())
 }
 
 impl RsgwS3 {
@@ -490,7 +522,8 @@ impl S3 for RsgwS3 {
             .await
             .map_err(to_s3)?;
         let name = self.gw.display_name(&info.owner).await;
-        let (owner, grants) = acl_grants(&info.owner, &name, info.acl);
+        let owner = (info.owner.as_str(), name.as_str());
+        let (owner, grants) = acl_grants(owner, owner, info.acl);
         Ok(S3Response::new(GetBucketAclOutput {
             owner: Some(owner),
             grants: Some(grants),
@@ -870,26 +903,16 @@ impl S3 for RsgwS3 {
         let i = req.input;
         let res = self
             .gw
-            .get_object(
-                &who,
-                &i.bucket,
-                &i.key,
-                GetParams {
-                    head_only: true,
-                    ..Default::default()
-                },
-            )
+            .get_object_acl(&who, &i.bucket, &i.key)
             .await
             .map_err(to_s3)?;
-        let owner_id = res.meta.owner.clone();
-        if !who.is(&owner_id) {
-            let info = self.gw.bucket_info(&i.bucket).await.map_err(to_s3)?;
-            if !who.is(&info.owner) {
-                return Err(s3_error!(AccessDenied));
-            }
-        }
-        let name = self.gw.display_name(&owner_id).await;
-        let (owner, grants) = acl_grants(&owner_id, &name, res.meta.acl);
+        let name = self.gw.display_name(&res.owner).await;
+        let bucket_owner_name = self.gw.display_name(&res.bucket_owner).await;
+        let (owner, grants) = acl_grants(
+            (&res.owner, &name),
+            (&res.bucket_owner, &bucket_owner_name),
+            res.acl,
+        );
         Ok(S3Response::new(GetObjectAclOutput {
             owner: Some(owner),
             grants: Some(grants),
@@ -1484,6 +1507,12 @@ mod tests {
             (Some("public-read"), Ok(CannedAcl::PublicRead)),
             (Some("public-read-write"), Ok(CannedAcl::PublicReadWrite)),
             (Some("authenticated-read"), Ok(CannedAcl::AuthenticatedRead)),
+            (Some("bucket-owner-read"), Ok(CannedAcl::BucketOwnerRead)),
+            (
+                Some("bucket-owner-full-control"),
+                Ok(CannedAcl::BucketOwnerFullControl),
+            ),
+            (Some("log-delivery-write"), Err(("InvalidArgument", 400))),
             (Some("bogus"), Err(("InvalidArgument", 400))),
             (Some(""), Err(("InvalidArgument", 400))),
             (Some("public-read "), Err(("InvalidArgument", 400))),
@@ -1609,6 +1638,19 @@ mod tests {
                 UNSUPPORTED,
             ),
             (
+                "another user FULL_CONTROL",
+                policy(vec![user("bob", P::FULL_CONTROL), owner()]),
+                UNSUPPORTED,
+            ),
+            (
+                "a user's FULL_CONTROL, no Owner named",
+                AccessControlPolicy {
+                    grants: Some(vec![user("bob", P::FULL_CONTROL)]),
+                    owner: None,
+                },
+                Ok(CannedAcl::Private),
+            ),
+            (
                 "a group grant without a permission",
                 policy(vec![group(ALL, None)]),
                 UNSUPPORTED,
@@ -1649,24 +1691,65 @@ mod tests {
     }
 
     #[test]
-    fn canned_acls_are_shown_as_s3_shows_them() {
+    fn canned_acls_are_shown_as_radosgw_shows_them() {
         /// A grant as (grantee type, id or URI, permission).
         type Shown = (&'static str, &'static str, &'static str);
         let owner = ("CanonicalUser", "uid-1", "FULL_CONTROL");
-        let table: [(CannedAcl, &[Shown]); 4] = [
-            (CannedAcl::Private, &[owner]),
-            (CannedAcl::PublicRead, &[owner, ("Group", ALL, "READ")]),
+        let (own, other) = (("uid-1", "User One"), ("uid-0", "User Zero"));
+        let later = ("uid-2", "User Two");
+        // (ACL, bucket owner, grants as radosgw 16.2 lists them: groups
+        // first, then users by id; what PUT ?acl makes of the document)
+        use CannedAcl as C;
+        let round_trip = |acl: C| Ok(acl);
+        let table: Vec<(C, Named, Vec<Shown>, Outcome<C>)> = vec![
+            (C::Private, own, vec![owner], round_trip(C::Private)),
             (
-                CannedAcl::PublicReadWrite,
-                &[owner, ("Group", ALL, "READ"), ("Group", ALL, "WRITE")],
+                C::PublicRead,
+                own,
+                vec![("Group", ALL, "READ"), owner],
+                round_trip(C::PublicRead),
             ),
             (
-                CannedAcl::AuthenticatedRead,
-                &[owner, ("Group", AUTH, "READ")],
+                C::PublicReadWrite,
+                own,
+                vec![("Group", ALL, "READ"), ("Group", ALL, "WRITE"), owner],
+                round_trip(C::PublicReadWrite),
+            ),
+            (
+                C::AuthenticatedRead,
+                own,
+                vec![("Group", AUTH, "READ"), owner],
+                round_trip(C::AuthenticatedRead),
+            ),
+            (
+                C::BucketOwnerRead,
+                other,
+                vec![("CanonicalUser", "uid-0", "READ"), owner],
+                Err(("NotImplemented", 501)),
+            ),
+            (
+                C::BucketOwnerFullControl,
+                other,
+                vec![("CanonicalUser", "uid-0", "FULL_CONTROL"), owner],
+                Err(("NotImplemented", 501)),
+            ),
+            (
+                C::BucketOwnerRead,
+                later,
+                vec![owner, ("CanonicalUser", "uid-2", "READ")],
+                Err(("NotImplemented", 501)),
+            ),
+            // in the owner's own bucket they add nothing
+            (C::BucketOwnerRead, own, vec![owner], round_trip(C::Private)),
+            (
+                C::BucketOwnerFullControl,
+                own,
+                vec![owner],
+                round_trip(C::Private),
             ),
         ];
-        for (acl, want) in table {
-            let (o, grants) = acl_grants("uid-1", "User One", acl);
+        for (acl, bucket_owner, want, back) in table {
+            let (o, grants) = acl_grants(own, bucket_owner, acl);
             assert_eq!(o.id.as_deref(), Some("uid-1"), "{acl:?}");
             assert_eq!(o.display_name.as_deref(), Some("User One"), "{acl:?}");
             let got: Vec<_> = grants.iter().map(flat).collect();
@@ -1674,22 +1757,27 @@ mod tests {
                 .iter()
                 .map(|(t, who, p)| ((*t).to_string(), (*who).to_string(), (*p).to_string()))
                 .collect();
-            assert_eq!(got, want, "{acl:?}");
-            assert_eq!(
-                grants[0]
-                    .grantee
-                    .as_ref()
-                    .and_then(|g| g.display_name.as_deref()),
-                Some("User One"),
-                "{acl:?}: the owner's grant names them"
-            );
-            // what GET ?acl shows, PUT ?acl takes back unchanged
-            let back = canned_from_policy(&AccessControlPolicy {
+            assert_eq!(got, want, "{acl:?} in {bucket_owner:?}'s bucket");
+            // users carry ID and DisplayName, groups only their URI
+            for g in grants.iter().filter_map(|g| g.grantee.as_ref()) {
+                let named = [own, bucket_owner]
+                    .into_iter()
+                    .find(|(id, _)| g.id.as_deref() == Some(*id));
+                match g.type_.as_str() {
+                    Type::CANONICAL_USER => {
+                        assert_eq!(g.display_name.as_deref(), named.map(|n| n.1), "{g:?}");
+                        assert!(g.uri.is_none(), "{g:?}");
+                    }
+                    _ => assert!(g.id.is_none() && g.display_name.is_none(), "{g:?}"),
+                }
+            }
+            // what GET ?acl shows, PUT ?acl takes back unchanged where it
+            // has a canned ACL's grants alone
+            let got = canned_from_policy(&AccessControlPolicy {
                 grants: Some(grants),
                 owner: Some(o),
-            })
-            .expect("round trip");
-            assert_eq!(back, acl);
+            });
+            check(got, back, &format!("{acl:?} back"));
         }
     }
 

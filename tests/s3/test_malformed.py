@@ -17,7 +17,7 @@ import botocore.awsrequest
 import botocore.credentials
 import pytest
 
-from helpers import error_of, signed_headers
+from helpers import error_of, signed_headers, streaming_upload
 
 
 def send(t, method, path, body=b"", headers=None, sign=True, timeout=10):
@@ -216,55 +216,16 @@ def test_chunked_transfer_without_length(t, bucket):
     assert status == 404
 
 
-def _sign_chunks(key_date, scope, stamp, seed, data, chunk):
-    """STREAMING-AWS4-HMAC-SHA256-PAYLOAD: each chunk signed after the last."""
-    import hmac
-
-    out, prev = b"", seed
-    empty = hashlib.sha256(b"").hexdigest()
-    for piece in [data[i:i + chunk] for i in range(0, len(data), chunk)] + [b""]:
-        sts = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", stamp, scope, prev, empty, hashlib.sha256(piece).hexdigest()])
-        sig = hmac.new(key_date, sts.encode(), hashlib.sha256).hexdigest()
-        out += f"{len(piece):x};chunk-signature={sig}\r\n".encode() + piece + b"\r\n"
-        prev = sig
-    return out
-
-
 @pytest.mark.parametrize("tamper", [False, True], ids=["valid", "tampered-chunk"])
 def test_streaming_signed_chunks(t, bucket, tamper):
     """STREAMING-AWS4-HMAC-SHA256-PAYLOAD uploads, which the Java and Go SDKs
     send over plain HTTP and none of the clients installed here does: the
     chunk signatures are computed by hand (AWS's published algorithm)."""
-    import hmac
-
     data = os.urandom(200_000)
-    body_len = len(_sign_chunks(b"k", "s", "t", "0" * 64, data, 65536))
-    url = f"{t.endpoint}/{bucket}/streamed"
-    req = botocore.awsrequest.AWSRequest(method="PUT", url=url, headers={
-        "x-amz-content-sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
-        "x-amz-decoded-content-length": str(len(data)),
-        "Content-Encoding": "aws-chunked",
-        "Content-Length": str(body_len)})
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-
-    class StreamingAuth(botocore.auth.S3SigV4Auth):
-        def payload(self, request):
-            return "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
-
-    StreamingAuth(creds, "s3", "us-east-1").add_auth(req)
-    auth = req.headers["Authorization"]
-    seed = auth.split("Signature=")[1]
-    stamp = req.headers["X-Amz-Date"]
-    day = stamp[:8]
-    scope = f"{day}/us-east-1/s3/aws4_request"
-    k = hmac.new(("AWS4" + os.environ["ALICE_SK"]).encode(), day.encode(), hashlib.sha256).digest()
-    for part in ["us-east-1", "s3", "aws4_request"]:
-        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
-    body = _sign_chunks(k, scope, stamp, seed, data, 65536)
-    assert len(body) == body_len
+    headers, body = streaming_upload(t.endpoint, f"/{bucket}/streamed", data)
     if tamper:
         body = body.replace(data[1000:1010], bytes(10), 1)
-    st, h, b = send(t, "PUT", f"/{bucket}/streamed", body, dict(req.headers.items()), sign=False)
+    st, h, b = send(t, "PUT", f"/{bucket}/streamed", body, headers, sign=False)
     if tamper:
         assert st == 403 and b"SignatureDoesNotMatch" in b, (st, b[:300])
         _, status, _ = error_of(t.alice.head_object, Bucket=bucket, Key="streamed")

@@ -59,6 +59,7 @@ pub fn import_radosgw(
                     .map(String::from)
                     .collect();
             }
+            "rgw_zonegroup" => cfg.s3.zonegroup.clone_from(&value),
             "rgw_max_chunk_size" => {
                 cfg.s3.chunk_size = int(&value).map_err(|m| bad("rgw_max_chunk_size", m))?;
             }
@@ -238,6 +239,7 @@ rgw_frontends = "beast endpoint=127.0.0.1:8000 tcp_nodelay=1 max_connection_back
 rgw_thread_pool_size = 128   # fewer threads
 rgw max concurrent requests = 256
 rgw_dns_name = s3.test
+rgw_zonegroup = eu
 rgw_max_chunk_size = 1M
 rgw_enable_ops_log = true
 "#;
@@ -258,6 +260,7 @@ rgw_enable_ops_log = true
         assert_eq!(cfg.pool.thread_pool_size, 128);
         assert_eq!(cfg.pool.max_concurrent_requests, 256);
         assert_eq!(cfg.s3.dns_names, vec!["s3.test"]);
+        assert_eq!(cfg.s3.zonegroup, "eu");
         assert_eq!(cfg.s3.chunk_size, 1 << 20);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");

@@ -78,6 +78,11 @@ pub struct S3Config {
     /// Host names for virtual-hosted-style requests (`bucket.<name>`), like
     /// `rgw_dns_name`. Empty: path-style only. Default empty.
     pub dns_names: Vec<String>,
+    /// The zonegroup GetBucketLocation names for every bucket, as radosgw
+    /// names its own (`rgw_zonegroup`; radosgw's default zonegroup is
+    /// `default`). Empty: no LocationConstraint, as AWS answers for
+    /// us-east-1. Default `"default"`.
+    pub zonegroup: String,
     /// Bytes of an object kept in its head RADOS object, read with its
     /// attributes in one round trip (`rgw_max_chunk_size`). Default 4194304.
     pub chunk_size: u64,
@@ -110,6 +115,7 @@ impl Default for S3Config {
     fn default() -> Self {
         S3Config {
             dns_names: Vec::new(),
+            zonegroup: "default".into(),
             chunk_size: 4 << 20,
             stripe_size: 4 << 20,
             max_put_size: 5 << 30,

@@ -122,7 +122,7 @@ impl Gateway {
             id: unique_id(),
             owner: owner.into(),
             created: now_secs(),
-            acl,
+            acl: acl.for_bucket(),
         };
         self.store
             .write(&layout::index(&info.id), WriteOp::new().create_exclusive())
@@ -255,7 +255,7 @@ impl Gateway {
     /// The bucket, if `who` may list it (owner, or a bucket ACL granting read).
     pub async fn bucket_for_read(&self, who: &Principal, name: &str) -> GatewayResult<BucketInfo> {
         let info = self.bucket_info(name).await?;
-        if who.is(&info.owner) || info.acl.grants_read(who) {
+        if who.is(&info.owner) || info.acl.grants_read(who, &info.owner) {
             Ok(info)
         } else {
             Err(GatewayError::AccessDenied)
@@ -280,7 +280,7 @@ impl Gateway {
         acl: CannedAcl,
     ) -> GatewayResult<()> {
         let mut info = self.bucket_for_owner(who, name).await?;
-        info.acl = acl;
+        info.acl = acl.for_bucket();
         self.save_bucket(&info).await
     }
 }

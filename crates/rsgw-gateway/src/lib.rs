@@ -35,8 +35,8 @@ pub use gc::GcReport;
 pub use list::{ListEntry, ListParams, ListResult};
 pub use multipart::{MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
 pub use objects::{
-    BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectMeta, PutParams, PutResult,
-    RangeSpec, Tail,
+    BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
+    PutResult, RangeSpec, Tail,
 };
 pub use users::{AccessKey, User};
 

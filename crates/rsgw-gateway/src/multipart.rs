@@ -86,13 +86,6 @@ fn upload_index_key(key: &str, upload_id: &str) -> String {
     format!("{key}{SEP}{upload_id}")
 }
 
-fn owner_of(who: &Principal) -> String {
-    match who {
-        Principal::User(u) => u.clone(),
-        Principal::Anonymous => String::new(),
-    }
-}
-
 /// The part list of a completion, one entry per part number, quotes
 /// taken off the ETags. A part named more than once in a row (uploaded
 /// twice, the client naming each upload's ETag in the order the responses
@@ -144,7 +137,7 @@ impl Gateway {
             bucket: bucket.into(),
             bucket_id: info.id.clone(),
             key: key.into(),
-            owner: owner_of(who),
+            owner: Self::writer(who, &info).to_string(),
             initiated: now_secs(),
             headers: params.headers,
             user_meta: params.user_meta,

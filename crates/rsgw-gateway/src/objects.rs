@@ -40,7 +40,10 @@ pub struct ObjectMeta {
     pub etag: String,
     /// Last modification, seconds since the epoch.
     pub mtime: f64,
-    /// Owning user id ("" for anonymous writers).
+    /// Owning user id: the writer's, or the bucket owner's for an
+    /// anonymous writer (as in radosgw); "" where an anonymous writer's
+    /// object was stored before rsgw recorded that (see
+    /// [`ObjectMeta::owner_in`]).
     pub owner: String,
     /// The object's canned ACL.
     pub acl: CannedAcl,
@@ -88,10 +91,32 @@ impl Tail {
 }
 
 impl ObjectMeta {
+    /// The object's owner in `bucket`: its recorded owner, or the bucket's
+    /// for an object an anonymous user wrote (recorded as "" by earlier
+    /// versions).
+    pub fn owner_in<'a>(&'a self, bucket: &'a BucketInfo) -> &'a str {
+        if self.owner.is_empty() {
+            &bucket.owner
+        } else {
+            &self.owner
+        }
+    }
+
     /// Last modification as a time.
     pub fn modified(&self) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs_f64(self.mtime.max(0.0))
     }
+}
+
+/// An object's ACL as GetObjectAcl shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectAcl {
+    /// The object's owner (user id).
+    pub owner: String,
+    /// Its canned ACL.
+    pub acl: CannedAcl,
+    /// The bucket's owner, whom the bucket-owner ACLs name.
+    pub bucket_owner: String,
 }
 
 /// Runs once the whole body has been read and before anything becomes
@@ -276,10 +301,28 @@ pub(crate) struct GcEntry {
 }
 
 impl Gateway {
-    /// Whether `who` may read the object (its owner, the bucket's owner, or
-    /// its ACL grants it).
+    /// Whether `who` may read the object: its owner, or whom its ACL grants
+    /// it. The bucket's owner has no right of its own to another user's
+    /// object (radosgw, and AWS with ACLs enabled), only through the
+    /// bucket-owner ACLs.
     fn may_read(who: &Principal, bucket: &BucketInfo, meta: &ObjectMeta) -> bool {
-        who.is(&bucket.owner) || who.is(&meta.owner) || meta.acl.grants_read(who)
+        who.is(meta.owner_in(bucket)) || meta.acl.grants_read(who, &bucket.owner)
+    }
+
+    /// Whether `who` may read and set the object's ACL (READ_ACP,
+    /// WRITE_ACP): its owner, or the bucket's under
+    /// `bucket-owner-full-control`.
+    fn may_acp(who: &Principal, bucket: &BucketInfo, meta: &ObjectMeta) -> bool {
+        who.is(meta.owner_in(bucket)) || meta.acl.grants_acp(who, &bucket.owner)
+    }
+
+    /// Who owns what `who` writes into `bucket`: the writer, or the
+    /// bucket's owner for an anonymous writer (as in radosgw).
+    pub(crate) fn writer<'a>(who: &'a Principal, bucket: &'a BucketInfo) -> &'a str {
+        match who {
+            Principal::User(u) => u,
+            Principal::Anonymous => &bucket.owner,
+        }
     }
 
     pub(crate) fn may_write(who: &Principal, bucket: &BucketInfo) -> bool {
@@ -458,10 +501,7 @@ impl Gateway {
             size: total,
             etag: hex::encode(digest),
             mtime: now_secs(),
-            owner: match who {
-                Principal::User(u) => u.clone(),
-                Principal::Anonymous => String::new(),
-            },
+            owner: Self::writer(who, &info).to_string(),
             acl: params.acl,
             headers: params.headers.clone(),
             user_meta: params.user_meta.clone(),
@@ -676,11 +716,13 @@ impl Gateway {
                             continue;
                         }
                     }
-                    return Err(if who.is(&info.owner) || info.acl.grants_read(who) {
-                        GatewayError::NoSuchKey
-                    } else {
-                        GatewayError::AccessDenied
-                    });
+                    return Err(
+                        if who.is(&info.owner) || info.acl.grants_read(who, &info.owner) {
+                            GatewayError::NoSuchKey
+                        } else {
+                            GatewayError::AccessDenied
+                        },
+                    );
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -821,7 +863,36 @@ impl Gateway {
         }
     }
 
-    /// Sets an object's canned ACL (its owner or the bucket's owner).
+    /// An object's owner and ACL, for `who` who may read the ACL (see
+    /// `may_acp`).
+    pub async fn get_object_acl(
+        &self,
+        who: &Principal,
+        bucket: &str,
+        key: &str,
+    ) -> GatewayResult<ObjectAcl> {
+        validate_key(key)?;
+        let info = self.bucket_info_fresh(bucket).await?;
+        let Some(meta) = self.head_meta(&layout::head(&info.id, key)).await? else {
+            return Err(
+                if who.is(&info.owner) || info.acl.grants_read(who, &info.owner) {
+                    GatewayError::NoSuchKey
+                } else {
+                    GatewayError::AccessDenied
+                },
+            );
+        };
+        if !Self::may_acp(who, &info, &meta) {
+            return Err(GatewayError::AccessDenied);
+        }
+        Ok(ObjectAcl {
+            owner: meta.owner_in(&info).to_string(),
+            acl: meta.acl,
+            bucket_owner: info.owner,
+        })
+    }
+
+    /// Sets an object's canned ACL (for `who` who may, see `may_acp`).
     pub async fn set_object_acl(
         &self,
         who: &Principal,
@@ -836,7 +907,7 @@ impl Gateway {
             let Some(mut meta) = self.head_meta(&head_id).await? else {
                 return Err(GatewayError::NoSuchKey);
             };
-            if !(who.is(&info.owner) || who.is(&meta.owner)) {
+            if !Self::may_acp(who, &info, &meta) {
                 return Err(GatewayError::AccessDenied);
             }
             meta.acl = acl;
@@ -953,7 +1024,7 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{Fixture, body, collect, owner, pattern, small_opts};
+    use crate::testutil::{Fixture, OWNER, body, collect, owner, pattern, small_opts};
 
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
@@ -1774,8 +1845,8 @@ mod tests {
                     .await;
             assert!(want(&r), "{what}: {:?}", r.as_ref().err());
         }
-        // a public-read object is readable by anyone, but only its owner or
-        // the bucket's may change its ACL
+        // a public-read object is readable by anyone, but only its owner
+        // may change its ACL
         f.gw.set_object_acl(&owner(), "priv", "k", CannedAcl::PublicRead)
             .await
             .expect("set acl");
@@ -1791,6 +1862,99 @@ mod tests {
                 Err(GatewayError::AccessDenied)
             ));
         }
+    }
+
+    /// Objects other users write into a bucket (public-read-write): the
+    /// bucket's owner reads them, and reads and sets their ACL, only as
+    /// their ACL grants it, as in radosgw; an anonymous writer's objects
+    /// are the bucket owner's.
+    #[tokio::test]
+    async fn other_writers_objects() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "shared").await;
+        f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::PublicReadWrite)
+            .await
+            .expect("bucket acl");
+        let bob = Principal::User("bob".into());
+        let anon = Principal::Anonymous;
+        // (writer, its ACL, whether alice (the bucket's owner) may read
+        // it, and read and set its ACL)
+        let cases = [
+            (&bob, CannedAcl::Private, false, false),
+            (&bob, CannedAcl::PublicRead, true, false),
+            (&bob, CannedAcl::BucketOwnerRead, true, false),
+            (&bob, CannedAcl::BucketOwnerFullControl, true, true),
+            (&anon, CannedAcl::Private, true, true),
+        ];
+        for (i, (writer, acl, reads, acp)) in cases.into_iter().enumerate() {
+            let key = format!("k{i}");
+            let params = PutParams {
+                acl,
+                ..Default::default()
+            };
+            let why = format!("{writer:?} {acl:?}");
+            f.gw.put_object(writer, "shared", &key, params, body(b"data", 2))
+                .await
+                .expect("put");
+            let got =
+                f.gw.get_object(&owner(), "shared", &key, GetParams::default())
+                    .await;
+            assert_eq!(got.is_ok(), reads, "{why}: read");
+            let shown = f.gw.get_object_acl(&owner(), "shared", &key).await;
+            match (shown, acp) {
+                (Ok(a), true) => {
+                    let want_owner = if *writer == anon { OWNER } else { "bob" };
+                    assert_eq!((a.owner.as_str(), a.acl), (want_owner, acl), "{why}");
+                    assert_eq!(a.bucket_owner, OWNER, "{why}");
+                }
+                (Err(GatewayError::AccessDenied), false) => {}
+                (r, _) => panic!("{why}: get acl {r:?}"),
+            }
+            let set =
+                f.gw.set_object_acl(&owner(), "shared", &key, CannedAcl::Private)
+                    .await;
+            assert_eq!(set.is_ok(), acp, "{why}: set acl {set:?}");
+            // the writer keeps every right to its own object
+            if let Principal::User(_) = writer {
+                let a =
+                    f.gw.get_object_acl(writer, "shared", &key)
+                        .await
+                        .expect("own acl");
+                assert_eq!(a.owner, "bob", "{why}");
+            }
+            // the bucket's owner may always delete (it may write the bucket)
+            f.gw.delete_object(&owner(), "shared", &key)
+                .await
+                .expect("delete");
+        }
+        // a missing key: NoSuchKey to whoever may list the bucket
+        assert!(matches!(
+            f.gw.get_object_acl(&bob, "shared", "none").await,
+            Err(GatewayError::NoSuchKey)
+        ));
+        f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::Private)
+            .await
+            .expect("bucket acl");
+        assert!(matches!(
+            f.gw.get_object_acl(&bob, "shared", "none").await,
+            Err(GatewayError::AccessDenied)
+        ));
+    }
+
+    /// An object stored by an anonymous writer before rsgw recorded the
+    /// bucket's owner as its owner (owner "") is the bucket owner's.
+    #[test]
+    fn an_unrecorded_owner_is_the_bucket_owners() {
+        let bucket = BucketInfo {
+            name: "b".into(),
+            id: "id".into(),
+            owner: "alice".into(),
+            created: 0.0,
+            acl: CannedAcl::PublicReadWrite,
+        };
+        let mut meta = ObjectMeta::default();
+        assert_eq!(meta.owner_in(&bucket), "alice");
+        meta.owner = "bob".into();
+        assert_eq!(meta.owner_in(&bucket), "bob");
     }
 
     /// CopyObject: the copy is independent of its source; copying an

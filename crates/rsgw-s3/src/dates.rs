@@ -10,6 +10,11 @@
 //!   is one, which overflows on a byte below `'0'` (a panic where overflow
 //!   checks are on; found by the `forged_auth` fuzz target). A date that is
 //!   not all digits where digits belong is refused here with S3's error.
+//! - A presigned URL's `X-Amz-Expires`: S3 allows at most 7 days
+//!   (604800 s). s3s takes any `u32` and refuses a negative number as a
+//!   missing field (`400 InvalidRequest`); radosgw answers both `403
+//!   AccessDenied`, and so does rsgw. (AWS: `400
+//!   AuthorizationQueryParametersError`; clients treat either as final.)
 
 use std::time::{Duration, SystemTime};
 
@@ -29,7 +34,13 @@ pub(crate) enum SkewError {
         /// In the query string (a presigned URL), not the header.
         query: bool,
     },
+    /// A presigned URL's `X-Amz-Expires` that is not a whole number of
+    /// seconds from 0 to [`MAX_PRESIGNED_EXPIRY`].
+    ExpiresOutOfRange,
 }
+
+/// The longest a SigV4 presigned URL may be valid: 7 days, in seconds.
+pub(crate) const MAX_PRESIGNED_EXPIRY: u64 = 7 * 24 * 3600;
 
 impl SkewError {
     /// The S3 error: status, code and message.
@@ -54,6 +65,12 @@ impl SkewError {
                 http::StatusCode::BAD_REQUEST,
                 "AuthorizationQueryParametersError",
                 "X-Amz-Date must be YYYYMMDD'T'HHMMSS'Z' and X-Amz-Credential's date YYYYMMDD.",
+            ),
+            // radosgw's answer (AWS: 400 AuthorizationQueryParametersError)
+            SkewError::ExpiresOutOfRange => (
+                http::StatusCode::FORBIDDEN,
+                "AccessDenied",
+                "X-Amz-Expires must be a number of seconds from 0 to 604800.",
             ),
         }
     }
@@ -121,6 +138,7 @@ pub(crate) fn check_sigv4_shape(
         let bad = match percent_decode(name).as_slice() {
             b"X-Amz-Date" => !is_amz_date(&value),
             b"X-Amz-Credential" => scope_day(&value).is_some_and(|d| !is_day(d)),
+            b"X-Amz-Expires" if !is_expiry(&value) => return Err(SkewError::ExpiresOutOfRange),
             _ => false,
         };
         if bad {
@@ -128,6 +146,17 @@ pub(crate) fn check_sigv4_shape(
         }
     }
     Ok(())
+}
+
+/// Whether a presigned URL's `X-Amz-Expires` is decimal seconds within
+/// S3's limit (radosgw and AWS take no sign, blanks or other bases).
+fn is_expiry(value: &[u8]) -> bool {
+    !value.is_empty()
+        && value.iter().all(u8::is_ascii_digit)
+        && std::str::from_utf8(value)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|secs| secs <= MAX_PRESIGNED_EXPIRY)
 }
 
 /// `%XX` decoding of a query value (`+` stays: S3 signs it as sent).
@@ -272,9 +301,53 @@ mod tests {
         );
     }
 
+    #[test]
+    fn presigned_expiry_is_at_most_seven_days() {
+        let query = |expires: &str| {
+            format!(
+                "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20261130%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261130T120000Z&X-Amz-Expires={expires}&X-Amz-SignedHeaders=host&X-Amz-Signature=00"
+            )
+        };
+        let out = || Err(SkewError::ExpiresOutOfRange);
+        let table = [
+            ("0", Ok(())),
+            ("1", Ok(())),
+            ("3600", Ok(())),
+            ("604800", Ok(())),
+            ("00604800", Ok(())),
+            ("604801", out()),
+            ("-1", out()),
+            ("%2D1", out()),
+            ("10000000000", out()),
+            ("99999999999999999999999", out()),
+            ("+60", out()),
+            ("%2060", out()),
+            ("6e2", out()),
+            ("", out()),
+        ];
+        for (expires, want) in table {
+            let q = query(expires);
+            assert_eq!(
+                check_sigv4_shape(&headers(&[]), Some(&q)),
+                want,
+                "{expires:?}"
+            );
+        }
+        // the name decoded as s3s decodes it
+        assert_eq!(
+            check_sigv4_shape(&headers(&[]), Some("X%2DAmz%2DExpires=604801")),
+            out()
+        );
+        // a query without presigning keeps its own parameters
+        assert_eq!(
+            check_sigv4_shape(&headers(&[]), Some("list-type=2&max-keys=604801")),
+            Ok(())
+        );
+    }
+
     /// Each refusal as the client sees it: S3's status and code.
     #[test]
-    fn refusals_are_the_s3_errors_aws_sends() {
+    fn refusals_are_the_s3_errors_clients_expect() {
         let table = [
             (SkewError::TooSkewed, 403, "RequestTimeTooSkewed"),
             (SkewError::NoDate, 403, "AccessDenied"),
@@ -288,6 +361,7 @@ mod tests {
                 400,
                 "AuthorizationQueryParametersError",
             ),
+            (SkewError::ExpiresOutOfRange, 403, "AccessDenied"),
         ];
         for (e, status, code) in table {
             let (s, c, m) = e.s3();

@@ -15,6 +15,7 @@ mod frontend;
 mod operation;
 mod ops;
 mod request_id;
+mod xml_text;
 
 use rsgw_gateway::Gateway;
 use s3s::auth::{S3Auth, SecretKey};
@@ -90,13 +91,18 @@ impl S3Host for DnsNames {
 
 /// Builds the S3 HTTP service on a gateway. `dns_names` enables
 /// virtual-hosted-style addressing (`bucket.<name>`), like `rgw_dns_name`.
+/// `zonegroup` is what GetBucketLocation names (`rgw_zonegroup`).
 /// `max_header_size` bounds the request header section (Beast's option).
 pub fn service(
     gw: Gateway,
     dns_names: &[String],
+    zonegroup: &str,
     max_header_size: usize,
 ) -> Result<S3HttpService, String> {
-    let mut b = S3ServiceBuilder::new(RsgwS3 { gw: gw.clone() });
+    let mut b = S3ServiceBuilder::new(RsgwS3 {
+        gw: gw.clone(),
+        zonegroup: zonegroup.to_string(),
+    });
     b.set_auth(GatewayAuth(gw));
     b.set_access(AclDecidesLater);
     if !dns_names.is_empty() {

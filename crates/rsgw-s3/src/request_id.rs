@@ -60,7 +60,8 @@ impl OpSlot {
 pub type S3HttpService = RequestIdService;
 
 /// Wraps the s3s service: assigns the request id, puts it in the response
-/// headers and into error bodies that lack it.
+/// headers and into error bodies that lack it, and writes control
+/// characters in XML bodies as radosgw does (`crate::xml_text`).
 #[derive(Clone)]
 pub struct RequestIdService {
     inner: S3Service,
@@ -108,6 +109,12 @@ fn with_request_id(body: &Bytes, id: &str) -> Option<Bytes> {
         &text[..end],
         &text[end..]
     )))
+}
+
+/// Whether a response is an XML document.
+fn is_xml(h: &http::HeaderMap) -> bool {
+    h.get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/xml"))
 }
 
 /// Whether a request announces a body.
@@ -193,6 +200,18 @@ impl RequestIdService {
             resp.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
         let routed = slot.routed();
+        // the gateway's own XML documents; an object's data is never touched
+        // (it streams, and its type is the uploader's)
+        if routed != Some(S3Op::GetObject)
+            && is_xml(resp.headers())
+            && let Some(b) = resp.body().bytes()
+            && let Some(escaped) = crate::xml_text::escape_controls(&b)
+        {
+            let len = escaped.len();
+            *resp.body_mut() = Body::from(escaped);
+            resp.headers_mut()
+                .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
+        }
         if is_unroutable(&resp, routed) {
             resp = error_response(
                 http::StatusCode::METHOD_NOT_ALLOWED,
@@ -302,6 +321,24 @@ mod tests {
                 h.insert(*k, v.parse().expect("header value"));
             }
             assert_eq!(request_has_body(&h), *want, "{pairs:?}");
+        }
+    }
+
+    #[test]
+    fn xml_bodies_are_told_by_their_content_type() {
+        let table = [
+            (Some("application/xml"), true),
+            (Some("application/xml; charset=utf-8"), true),
+            (Some("text/plain"), false),
+            (Some("binary/octet-stream"), false),
+            (None, false),
+        ];
+        for (ct, want) in table {
+            let mut h = http::HeaderMap::new();
+            if let Some(ct) = ct {
+                h.insert(http::header::CONTENT_TYPE, ct.parse().expect("value"));
+            }
+            assert_eq!(is_xml(&h), want, "{ct:?}");
         }
     }
 

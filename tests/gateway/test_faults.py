@@ -165,8 +165,8 @@ class Load:
     """A mixed load (PUT then GET of 64 KiB objects) from `workers` threads,
     recording every request's outcome and time."""
 
-    def __init__(self, port, bucket, workers=6, read_timeout=60):
-        self.port, self.bucket = port, bucket
+    def __init__(self, port, bucket, workers=6, read_timeout=60, prefix=""):
+        self.port, self.bucket, self.prefix = port, bucket, prefix
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.results = []  # (start, seconds, op, outcome)
@@ -190,7 +190,7 @@ class Load:
         n = 0
         while not self.stop.is_set():
             n += 1
-            key = f"w{wid}/{n}"
+            key = f"{self.prefix}w{wid}/{n}"
             data = os.urandom(64 * 1024)
             md5 = hashlib.md5(data).hexdigest()
             with self.lock:

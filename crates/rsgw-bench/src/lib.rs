@@ -10,6 +10,7 @@ pub mod http;
 pub mod lad;
 pub mod s3;
 pub mod sign;
+pub mod stats;
 pub mod sweep;
 
 use clap::Subcommand;

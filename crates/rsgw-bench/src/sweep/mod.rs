@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 pub use gateway::Gateway;
-use gateway::{Launcher, Running, Variant};
+use gateway::{Launcher, Running, Spec, Variant};
 pub use report::Row;
 
 use crate::ab::{self, AbArgs};
@@ -438,12 +438,8 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
             Some(p) => p.clone(),
             None => std::env::current_exe()?,
         },
-        rsgw_config: args.rsgw_config.clone(),
         radosgw: args.radosgw.clone(),
-        ceph_conf: args.ceph_conf.clone(),
-        radosgw_name: args.radosgw_name.clone(),
         beast_options: args.beast_options.clone(),
-        port: args.port,
         dir: args.out.join("logs"),
         ready_timeout: Duration::from_secs(60),
     };
@@ -477,7 +473,7 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
                     layout: *layout,
                     threads,
                 };
-                match launcher.start(variant, threads, &cpusets, &tag) {
+                match launcher.start(&spec(args, variant, threads), args.port, &cpusets, &tag) {
                     Ok(mut running) => {
                         for &size in &plan.sizes {
                             match measure_size(args, &plan, &cell, &mut running, size, &creds) {
@@ -519,6 +515,28 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
         .into());
     }
     Ok(())
+}
+
+/// What a gateway run of the sweep starts: the variant's config, execution
+/// model and thread count.
+fn spec(args: &SweepArgs, variant: Variant, threads: usize) -> Spec {
+    match variant.gateway {
+        Gateway::Rsgw => Spec {
+            gateway: Gateway::Rsgw,
+            config: args.rsgw_config.clone(),
+            radosgw_name: String::new(),
+            sets: vec![
+                format!("pool.mode=\"{}\"", variant.mode),
+                format!("pool.thread_pool_size={threads}"),
+            ],
+        },
+        Gateway::Radosgw => Spec {
+            gateway: Gateway::Radosgw,
+            config: args.ceph_conf.clone(),
+            radosgw_name: args.radosgw_name.clone(),
+            sets: vec![format!("rgw_thread_pool_size={threads}")],
+        },
+    }
 }
 
 /// Writes the data, the report and the charts.

@@ -11,9 +11,6 @@ use serde::{Deserialize, Serialize};
 
 /// The two-sided normal quantile of a 95% interval.
 const Z_975: f64 = 1.959_964;
-/// The normal quantile of 80% power: a true difference of the "smallest
-/// detectable" size is called in four runs out of five.
-const Z_80: f64 = 0.841_621;
 
 /// SplitMix64: small, fast, seedable, and good enough for resampling.
 #[derive(Debug, Clone)]
@@ -70,7 +67,18 @@ fn median_in_place(v: &mut [f64]) -> Option<f64> {
     if n == 0 {
         return None;
     }
-    v.sort_unstable_by(f64::total_cmp);
+    if n <= 32 {
+        // the bootstrap's many small samples: insertion sort is quickest
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && v[j - 1] > v[j] {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    } else {
+        v.sort_unstable_by(f64::total_cmp);
+    }
     Some(if n % 2 == 1 {
         v[n / 2]
     } else {
@@ -108,7 +116,56 @@ fn mean_sd(values: &[f64]) -> Option<(f64, f64)> {
     Some((mean, var.sqrt()))
 }
 
-/// A point estimate with a 95% confidence interval.
+/// The standard normal quantile of `p` (0 < p < 1), by Acklam's rational
+/// approximation (relative error under 1.2e-9).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let p = p.clamp(1e-300, 1.0 - 1e-16);
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    if p < 0.024_25 {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - 0.024_25 {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
+
+/// A point estimate with a confidence interval.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 pub struct Interval {
     /// The estimate.
@@ -126,11 +183,11 @@ impl Interval {
     }
 }
 
-/// The ratio of B's median to A's with a 95% percentile-bootstrap
-/// interval: `resamples` times, each side's values are drawn again with
-/// replacement (independently, as the trials of the two sides are) and the
-/// ratio of the resampled medians taken; the interval spans the middle 95%
-/// of those ratios. `None` when a side has no values or a value is not
+/// The ratio of B's median to A's with a percentile-bootstrap interval at
+/// confidence `level` (0.95 for 95%): `resamples` times, each side's values
+/// are drawn again with replacement (independently, as the trials of the
+/// two sides are) and the ratio of the resampled medians taken; the
+/// interval spans the middle `level` of those ratios. `None` when a side has no values or a value is not
 /// positive (a ratio needs positive medians in every resample).
 ///
 /// Checked on synthetic samples (the tests below): with 5 to 10 values per
@@ -141,6 +198,7 @@ pub fn bootstrap_median_ratio(
     a: &[f64],
     b: &[f64],
     resamples: usize,
+    level: f64,
     rng: &mut Rng,
 ) -> Option<Interval> {
     if a.is_empty() || b.is_empty() || !a.iter().chain(b).copied().all(positive) {
@@ -162,8 +220,8 @@ pub fn bootstrap_median_ratio(
     ratios.sort_unstable_by(f64::total_cmp);
     Some(Interval {
         estimate,
-        lo: quantile(&ratios, 0.025)?,
-        hi: quantile(&ratios, 0.975)?,
+        lo: quantile(&ratios, (1.0 - level) / 2.0)?,
+        hi: quantile(&ratios, (1.0 + level) / 2.0)?,
     })
 }
 
@@ -282,42 +340,47 @@ pub struct Comparison {
     pub median_a: f64,
     /// Median of B's trials.
     pub median_b: f64,
-    /// B's median over A's, with its bootstrap 95% interval.
+    /// B's median over A's, with its bootstrap interval.
     pub ratio: Interval,
+    /// The interval's confidence level (0.95 for 95%).
+    pub level: f64,
     /// The verdict.
     pub verdict: Verdict,
     /// The smallest difference, in percent either way, that a run of this
-    /// size and noise detects four times out of five (80% power at the 5%
-    /// level): 2.80 standard errors, the standard error taken from the
-    /// interval's width on a log scale.
+    /// size and noise detects four times out of five (80% power at the
+    /// interval's level; 2.80 standard errors at 95%), the standard error
+    /// taken from the interval's width on a log scale.
     pub detectable_pct: f64,
 }
 
 /// Compares B's trials with A's: medians, the ratio's bootstrap interval
-/// (`resamples` draws from `rng`), the verdict and the smallest detectable
-/// difference. `None` when the ratio is undefined (see
+/// at confidence `level` (`resamples` draws from `rng`), the verdict and
+/// the smallest detectable difference. `None` when the ratio is undefined (see
 /// [`bootstrap_median_ratio`]).
 pub fn compare(
     a: &[f64],
     b: &[f64],
     better: Better,
     resamples: usize,
+    level: f64,
     rng: &mut Rng,
 ) -> Option<Comparison> {
-    let ratio = bootstrap_median_ratio(a, b, resamples, rng)?;
+    let ratio = bootstrap_median_ratio(a, b, resamples, level, rng)?;
     let (above, below) = (ratio.lo > 1.0, ratio.hi < 1.0);
     let verdict = match (better, above, below) {
         (Better::Higher, true, _) | (Better::Lower, _, true) => Verdict::BBetter,
         (Better::Higher, _, true) | (Better::Lower, true, _) => Verdict::BWorse,
         _ => Verdict::NoDifference,
     };
-    let se = (ratio.hi.ln() - ratio.lo.ln()) / (2.0 * Z_975);
+    let z = normal_quantile((1.0 + level) / 2.0);
+    let se = (ratio.hi.ln() - ratio.lo.ln()) / (2.0 * z);
     Some(Comparison {
         median_a: median(a)?,
         median_b: median(b)?,
         ratio,
+        level,
         verdict,
-        detectable_pct: 100.0 * (((Z_975 + Z_80) * se).exp() - 1.0),
+        detectable_pct: 100.0 * (((z + normal_quantile(0.8)) * se).exp() - 1.0),
     })
 }
 
@@ -342,6 +405,14 @@ mod tests {
         let cv = cv_pct(&[90.0, 100.0, 110.0]).expect("cv");
         assert!((cv - 10.0).abs() < 1e-9, "{cv}");
         assert_eq!(t_975(1.0), 12.706);
+        for (p, z) in [
+            (0.975, 1.959_964),
+            (0.8, 0.841_621),
+            (0.9995, 3.290_527),
+            (0.01, -2.326_348),
+        ] {
+            assert!((normal_quantile(p) - z).abs() < 1e-5, "{p}");
+        }
         assert!((t_975(1000.0) - 1.962).abs() < 0.002);
     }
 
@@ -365,11 +436,11 @@ mod tests {
         for _ in 0..200 {
             let a = sample(&mut rng, 8, 1000.0, 0.05);
             let b = sample(&mut rng, 8, 1200.0, 0.05);
-            let c = compare(&a, &b, Better::Higher, 2000, &mut rng).expect("comparison");
+            let c = compare(&a, &b, Better::Higher, 2000, 0.95, &mut rng).expect("comparison");
             assert_eq!(c.verdict, Verdict::BBetter, "{c:?}");
             inside += usize::from(c.ratio.contains(1.2));
             // the same numbers as latencies: higher is worse
-            let c = compare(&a, &b, Better::Lower, 2000, &mut rng).expect("comparison");
+            let c = compare(&a, &b, Better::Lower, 2000, 0.95, &mut rng).expect("comparison");
             assert_eq!(c.verdict, Verdict::BWorse, "{c:?}");
         }
         assert!(inside >= 180, "{inside} of 200");
@@ -384,12 +455,27 @@ mod tests {
             for _ in 0..runs {
                 let a = sample(&mut rng, n, 1000.0, 0.08);
                 let b = sample(&mut rng, n, 1000.0, 0.08);
-                let c = compare(&a, &b, Better::Higher, 1000, &mut rng).expect("comparison");
+                let c = compare(&a, &b, Better::Higher, 1000, 0.95, &mut rng).expect("comparison");
                 none += usize::from(c.verdict == Verdict::NoDifference);
             }
             let share = none as f64 / runs as f64;
             assert!((0.92..=0.99).contains(&share), "n={n}: {share}");
         }
+    }
+
+    #[test]
+    fn a_stricter_level_rarely_finds_a_difference_between_equals() {
+        // what the end-to-end A/A test relies on: 99.9% with 8 trials a side
+        let mut rng = Rng::new(11);
+        let runs: usize = 600;
+        let mut found = 0;
+        for _ in 0..runs {
+            let a = sample(&mut rng, 8, 1000.0, 0.1);
+            let b = sample(&mut rng, 8, 1000.0, 0.1);
+            let c = compare(&a, &b, Better::Higher, 2000, 0.999, &mut rng).expect("comparison");
+            found += usize::from(c.verdict != Verdict::NoDifference);
+        }
+        assert!(found <= 4, "{found} of {runs}");
     }
 
     #[test]
@@ -402,7 +488,7 @@ mod tests {
             for _ in 0..runs {
                 let a = sample(&mut rng, n, 1000.0, 0.05);
                 let b = sample(&mut rng, n, 1300.0, 0.15);
-                let i = bootstrap_median_ratio(&a, &b, 1000, &mut rng).expect("interval");
+                let i = bootstrap_median_ratio(&a, &b, 1000, 0.95, &mut rng).expect("interval");
                 covered += usize::from(i.contains(1.3));
             }
             let share = covered as f64 / runs as f64;
@@ -420,7 +506,7 @@ mod tests {
         for _ in 0..300 {
             let a = sample(&mut rng, n, 1000.0, sd);
             let b = sample(&mut rng, n, 1000.0, sd);
-            sum += compare(&a, &b, Better::Higher, 1000, &mut rng)
+            sum += compare(&a, &b, Better::Higher, 1000, 0.95, &mut rng)
                 .expect("comparison")
                 .detectable_pct;
         }
@@ -431,7 +517,7 @@ mod tests {
         for _ in 0..500 {
             let a = sample(&mut rng, n, 1000.0, sd);
             let b = sample(&mut rng, n, 1000.0 * (1.0 + mde / 100.0), sd);
-            let c = compare(&a, &b, Better::Higher, 1000, &mut rng).expect("comparison");
+            let c = compare(&a, &b, Better::Higher, 1000, 0.95, &mut rng).expect("comparison");
             found += usize::from(c.verdict == Verdict::BBetter);
         }
         let share = found as f64 / 500.0;
@@ -460,9 +546,12 @@ mod tests {
     #[test]
     fn undefined_ratios_and_small_inputs() {
         let mut rng = Rng::new(10);
-        assert_eq!(bootstrap_median_ratio(&[], &[1.0], 100, &mut rng), None);
         assert_eq!(
-            bootstrap_median_ratio(&[0.0, 1.0], &[1.0], 100, &mut rng),
+            bootstrap_median_ratio(&[], &[1.0], 100, 0.95, &mut rng),
+            None
+        );
+        assert_eq!(
+            bootstrap_median_ratio(&[0.0, 1.0], &[1.0], 100, 0.95, &mut rng),
             None
         );
         let i = repeat_interval(&[5.0]).expect("one value");
@@ -472,7 +561,8 @@ mod tests {
         assert!((i.estimate - 2.0).abs() < 1e-12 && i.lo < 0.0);
         assert_eq!(welch_log_ratio(&[1.0], &[1.0, 2.0]), None);
         // identical trials: a point interval, and no difference
-        let c = compare(&[5.0; 4], &[5.0; 4], Better::Higher, 100, &mut rng).expect("comparison");
+        let c =
+            compare(&[5.0; 4], &[5.0; 4], Better::Higher, 100, 0.95, &mut rng).expect("comparison");
         assert_eq!(c.verdict, Verdict::NoDifference);
         assert_eq!(c.detectable_pct, 0.0);
     }

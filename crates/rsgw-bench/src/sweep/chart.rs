@@ -46,7 +46,7 @@ struct Chart {
 }
 
 /// Registers the charts' font once; plotters draws no text without one.
-fn font(path: Option<&Path>) -> Result<(), String> {
+pub(crate) fn font(path: Option<&Path>) -> Result<(), String> {
     static DONE: OnceLock<Result<(), String>> = OnceLock::new();
     DONE.get_or_init(|| {
         let candidates: Vec<PathBuf> = match path {

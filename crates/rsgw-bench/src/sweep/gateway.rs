@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, SysconfVar, sysconf};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A gateway the sweep can start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Gateway {
     /// rsgw, started from the `--rsgw` binary with `--rsgw-config`.
@@ -64,7 +64,7 @@ pub struct Spec {
 impl Spec {
     /// The settings as `--set` or `--key=value` arguments; an entry that is
     /// not `key=value` is an error.
-    fn set_args(&self) -> Result<Vec<String>, String> {
+    pub fn set_args(&self) -> Result<Vec<String>, String> {
         self.sets
             .iter()
             .map(|s| {
@@ -353,6 +353,52 @@ pub fn host_jiffies() -> Option<(u64, u64)> {
     Some((total - idle, total))
 }
 
+/// The whole host's CPU time so far, from the first line of /proc/stat, in
+/// clock ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostCpu {
+    /// Time the CPUs ran anything (user, nice, system, irq, softirq), steal
+    /// not included.
+    pub busy: u64,
+    /// Time a hypervisor gave this machine's virtual CPUs to others.
+    pub steal: u64,
+    /// All time, idle and iowait included.
+    pub total: u64,
+}
+
+/// Reads [`HostCpu`]; `None` where /proc/stat is unreadable.
+pub fn host_cpu() -> Option<HostCpu> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_host_cpu(stat.lines().next()?)
+}
+
+/// Parses the `cpu  user nice system idle iowait irq softirq steal ...` line.
+fn parse_host_cpu(line: &str) -> Option<HostCpu> {
+    let f: Vec<u64> = line
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let total: u64 = f.iter().take(8).sum();
+    let idle = f.get(3)? + f.get(4)?;
+    let steal = f.get(7).copied().unwrap_or(0);
+    Some(HostCpu {
+        busy: total.saturating_sub(idle + steal),
+        steal,
+        total,
+    })
+}
+
+/// The one-minute load average, from /proc/loadavg.
+pub fn loadavg() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// CPU seconds this process (the load generator) has used.
 pub fn own_cpu_seconds() -> f64 {
     process_cpu_ticks(std::process::id()).unwrap_or(0) as f64 / clock_ticks()
@@ -521,6 +567,18 @@ mod tests {
         assert!(ticks as f64 / clock_ticks() <= own_cpu_seconds() + 1.0);
         let (busy, total) = host_jiffies().expect("/proc/stat");
         assert!(busy <= total && total > 0);
+        let h = host_cpu().expect("/proc/stat");
+        assert!(h.busy + h.steal <= h.total && h.total > 0);
+        assert!(loadavg().is_some_and(|l| l >= 0.0));
+        assert_eq!(
+            parse_host_cpu("cpu  100 5 50 800 20 3 2 10 0 0"),
+            Some(HostCpu {
+                busy: 160,
+                steal: 10,
+                total: 990
+            })
+        );
+        assert_eq!(parse_host_cpu("cpu0 1 2 3 4 5 6 7 8"), None);
         assert!(!allowed_cpus().is_empty());
     }
 }

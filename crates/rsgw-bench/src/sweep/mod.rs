@@ -4,8 +4,8 @@
 //! object size against them, and writes CSV, JSON, a Markdown report and
 //! charts.
 
-mod chart;
-mod gateway;
+pub(crate) mod chart;
+pub(crate) mod gateway;
 mod report;
 
 use std::path::PathBuf;
@@ -155,7 +155,8 @@ pub struct Layout {
 }
 
 impl Layout {
-    fn parse(s: &str) -> Result<Self, String> {
+    /// Parses `CORESxINSTANCES`, e.g. `4x2`.
+    pub(crate) fn parse(s: &str) -> Result<Self, String> {
         let (c, i) = s
             .trim()
             .split_once(['x', 'X'])
@@ -175,7 +176,7 @@ impl Layout {
     }
 
     /// The CPU list of each instance, from the CPUs this process may use.
-    fn cpusets(&self, cpus: &[usize]) -> Vec<String> {
+    pub(crate) fn cpusets(&self, cpus: &[usize]) -> Vec<String> {
         (0..self.instances)
             .map(|i| gateway::cpu_list(&cpus[i * self.cores..(i + 1) * self.cores]))
             .collect()

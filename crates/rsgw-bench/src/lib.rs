@@ -39,7 +39,7 @@ pub enum BenchCommand {
     /// An A/B test with a verdict: starts two configurations (rsgw --set
     /// overrides or configs, radosgw ceph.conf sections or options) in
     /// interleaved ABBA trials under one workload, and gives per metric the
-    /// medians, the ratio B/A with a bootstrap 95% interval, a verdict and
+    /// medians, the ratio B/A with a bootstrap interval, a verdict and
     /// the host's noise, as Markdown, CSV, JSON, a chart and one summary line.
     AbTest(Box<abtest::AbTestArgs>),
 }

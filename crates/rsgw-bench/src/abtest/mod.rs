@@ -163,7 +163,7 @@ pub struct AbTestArgs {
     #[arg(long, value_name = "N")]
     pub max_workers: Option<usize>,
     /// Measured trials per side (at least 3; under 5 the interval covers
-    /// less than 95%).
+    /// less than its confidence says).
     #[arg(long, default_value_t = 8)]
     pub trials: usize,
     /// Measured seconds per trial.

@@ -273,6 +273,52 @@ fn with_interval(i: Interval, n: usize, decimals: usize) -> String {
     }
 }
 
+/// How much the repeats of one cell differ, per workload and size: the
+/// median and the largest coefficient of variation over its cells, for
+/// throughput, CPU per operation and p99.
+fn repeatability(rows: &[Row], all: &[Cell<'_>]) -> String {
+    let mut o = String::from(
+        "## Repeatability\n\nHow much the repeats of one cell differed: the coefficient of \
+         variation (standard deviation over mean) of each cell's repeats, the median over \
+         the cells of each workload and size, and the largest.\n\n\
+         | workload | cells | throughput | CPU us/op | p99 ms |\n|---|---:|---:|---:|---:|\n",
+    );
+    for (workload, size) in groups(rows) {
+        let g: Vec<&Cell<'_>> = all
+            .iter()
+            .filter(|c| {
+                c.first().workload == workload && c.first().object_size == size && c.rows.len() >= 2
+            })
+            .collect();
+        let spread = |f: fn(&Row) -> f64| {
+            let cvs: Vec<f64> = g
+                .iter()
+                .filter_map(|c| stats::cv_pct(&c.values(f)))
+                .collect();
+            match (
+                stats::median(&cvs),
+                cvs.iter()
+                    .copied()
+                    .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
+            ) {
+                (Some(med), Some(max)) => format!("{med:.0}% (max {max:.0}%)"),
+                _ => "-".into(),
+            }
+        };
+        let _ = writeln!(
+            o,
+            "| {workload} {} | {} | {} | {} | {} |",
+            size_name(size),
+            g.len(),
+            spread(value_of(size)),
+            spread(|r| r.cpu_us_per_op),
+            spread(|r| r.p99_ms)
+        );
+    }
+    o.push('\n');
+    o
+}
+
 /// The Markdown report: per workload and size, a table with one line per
 /// layout and thread count and one column group per gateway variant (each
 /// value with its interval when the sweep repeated), then its charts.
@@ -305,6 +351,9 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
         o.push('.');
     }
     o.push_str("\n\n");
+    if repeats >= 2 {
+        o.push_str(&repeatability(rows, &all));
+    }
     let variants: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
         for r in rows {
@@ -521,6 +570,8 @@ mod tests {
         );
         let md = markdown(&rows, &[], "test");
         assert!(md.contains("geometric mean of its 3 repeats"), "{md}");
+        // 1000, 1100, 950: a coefficient of variation of 7.6%; 250, 260, 240: 4%
+        assert!(md.contains("| read 4KiB | 2 | 6% (max 8%) |"), "{md}");
         // value (lo-hi) in every cell, and the ratio's interval
         let line = md
             .lines()

@@ -5,11 +5,13 @@
 #![forbid(unsafe_code)]
 
 pub mod ab;
+pub mod abtest;
 pub mod cosbench;
 pub mod http;
 pub mod lad;
 pub mod s3;
 pub mod sign;
+pub mod stats;
 pub mod sweep;
 
 use clap::Subcommand;
@@ -34,6 +36,12 @@ pub enum BenchCommand {
     /// write, read and ab-style loads at each object size, and writes CSV,
     /// JSON, a Markdown report and SVG/PNG charts.
     Sweep(Box<sweep::SweepArgs>),
+    /// An A/B test with a verdict: starts two configurations (rsgw --set
+    /// overrides or configs, radosgw ceph.conf sections or options) in
+    /// interleaved ABBA trials under one workload, and gives per metric the
+    /// medians, the ratio B/A with a bootstrap interval, a verdict and
+    /// the host's noise, as Markdown, CSV, JSON, a chart and one summary line.
+    AbTest(Box<abtest::AbTestArgs>),
 }
 
 /// Runs a bench subcommand.
@@ -43,5 +51,6 @@ pub fn run(cmd: &BenchCommand) -> Result<(), Box<dyn std::error::Error>> {
         BenchCommand::S3(args) => s3::run(args),
         BenchCommand::ListAfterDelete(args) => lad::run(args),
         BenchCommand::Sweep(args) => sweep::run(args),
+        BenchCommand::AbTest(args) => abtest::run(args),
     }
 }

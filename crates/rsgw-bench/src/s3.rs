@@ -123,6 +123,11 @@ pub struct WorkReport {
     pub seconds: f64,
     /// Per operation kind.
     pub ops: Vec<OpReport>,
+    /// Latencies of every successful operation of the work, all kinds
+    /// together, in µs: for callers that combine works (`rsgw bench
+    /// ab-test`); not part of the JSON report.
+    #[serde(skip)]
+    pub latency: Option<Histogram<u64>>,
 }
 
 #[derive(Default)]
@@ -766,6 +771,15 @@ pub fn run_workload(
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner),
             );
+            let mut latency: Option<Histogram<u64>> = None;
+            for h in stats.values().filter_map(|s| s.latency.as_ref()) {
+                match &mut latency {
+                    Some(all) => {
+                        let _ = all.add(h);
+                    }
+                    None => latency = Some(h.clone()),
+                }
+            }
             let ops = stats
                 .into_iter()
                 .map(|(name, s)| {
@@ -801,6 +815,7 @@ pub fn run_workload(
                 workers: work.workers,
                 seconds,
                 ops,
+                latency,
             });
         }
     }

@@ -1,7 +1,8 @@
 //! The sweep's charts, drawn with plotters as SVG and PNG: per workload and
 //! object size, throughput against cores per instance, against 1 or 2
 //! instances on the same CPUs, and (with CPU per operation) against the
-//! thread pool size, one line per gateway variant.
+//! thread pool size, one line per gateway variant; with repeats, each point
+//! is the cell's geometric mean with its 95% interval as an error bar.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -9,7 +10,7 @@ use std::sync::OnceLock;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::report::{Row, by_bandwidth, groups};
+use super::report::{Cell, Row, by_bandwidth, cells, groups, value_of};
 use super::size_name;
 
 /// Fonts tried when `--font` is not given (Debian's fonts-dejavu-core,
@@ -35,6 +36,10 @@ pub struct ChartRef {
     pub title: String,
 }
 
+/// A point of a line: x, the value, and its interval (equal to the value
+/// without repeats).
+type Point = (f64, f64, f64, f64);
+
 /// One line chart.
 struct Chart {
     title: String,
@@ -42,11 +47,11 @@ struct Chart {
     y_desc: String,
     /// X values are powers of two: spaced evenly, labelled as numbers.
     log2_x: bool,
-    series: Vec<(String, Vec<(f64, f64)>)>,
+    series: Vec<(String, Vec<Point>)>,
 }
 
 /// Registers the charts' font once; plotters draws no text without one.
-fn font(path: Option<&Path>) -> Result<(), String> {
+pub(crate) fn font(path: Option<&Path>) -> Result<(), String> {
     static DONE: OnceLock<Result<(), String>> = OnceLock::new();
     DONE.get_or_init(|| {
         let candidates: Vec<PathBuf> = match path {
@@ -103,34 +108,39 @@ fn plan(rows: &[Row]) -> Vec<(ChartRef, Chart)> {
             variants.push(&r.variant);
         }
     }
+    let all = cells(rows);
     for (workload, size) in groups(rows) {
-        let g: Vec<&Row> = rows
+        let g: Vec<&Cell<'_>> = all
             .iter()
-            .filter(|r| r.workload == workload && r.object_size == size)
+            .filter(|c| c.rows[0].workload == workload && c.rows[0].object_size == size)
             .collect();
-        let bw = by_bandwidth(size);
-        let (metric, value): (&str, fn(&Row) -> f64) = if bw {
-            ("MB/s", |r| r.mb_per_s)
-        } else {
-            ("ops/s", |r| r.ops_per_s)
-        };
+        let metric = if by_bandwidth(size) { "MB/s" } else { "ops/s" };
+        let value = value_of(size);
         let name = format!("{workload} {}", size_name(size));
         let slug = format!("{workload}-{}", size_name(size));
-        let max_threads = g.iter().map(|r| r.threads).max().unwrap_or(0);
+        let max_threads = g.iter().map(|c| c.threads()).max().unwrap_or(0);
         let reference = |stem: &str, title: String| ChartRef {
             workload: workload.clone(),
             object_size: size,
             stem: format!("{stem}-{slug}"),
             title,
         };
-        let series = |pick: &dyn Fn(&Row) -> Option<(f64, f64)>| -> Vec<(String, Vec<(f64, f64)>)> {
+        // the cells `pick` keeps, at the x it gives, with `f`'s interval
+        let series = |pick: &dyn Fn(&Cell<'_>) -> Option<f64>,
+                      f: fn(&Row) -> f64|
+         -> Vec<(String, Vec<Point>)> {
             variants
                 .iter()
                 .map(|v| {
-                    let mut pts: Vec<(f64, f64)> = g
+                    let mut pts: Vec<Point> = g
                         .iter()
-                        .filter(|r| r.variant == *v)
-                        .filter_map(|r| pick(r))
+                        .filter(|c| c.variant() == *v)
+                        .filter_map(|c| {
+                            pick(c).map(|x| {
+                                let i = c.interval(f);
+                                (x, i.estimate, i.lo, i.hi)
+                            })
+                        })
                         .collect();
                     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                     (v.to_string(), pts)
@@ -138,12 +148,13 @@ fn plan(rows: &[Row]) -> Vec<(ChartRef, Chart)> {
                 .filter(|(_, p)| !p.is_empty())
                 .collect()
         };
-        let enough = |s: &[(String, Vec<(f64, f64)>)]| s.iter().any(|(_, p)| p.len() >= 2);
+        let enough = |s: &[(String, Vec<Point>)]| s.iter().any(|(_, p)| p.len() >= 2);
 
         // against cores per instance, one instance, the most threads
-        let s = series(&|r| {
-            (r.instances == 1 && r.threads == max_threads).then(|| (r.cores as f64, value(r)))
-        });
+        let s = series(
+            &|c| (c.instances() == 1 && c.threads() == max_threads).then(|| c.cores() as f64),
+            value,
+        );
         if enough(&s) {
             let title =
                 format!("{name}: {metric} against cores (1 instance, {max_threads} threads)");
@@ -162,15 +173,20 @@ fn plan(rows: &[Row]) -> Vec<(ChartRef, Chart)> {
         // one instance of 2N cores against two of N: the largest such pair
         let total = g
             .iter()
-            .filter(|r| r.instances == 2)
-            .map(|r| r.cores * 2)
-            .filter(|t| g.iter().any(|r| r.instances == 1 && r.cores == *t))
+            .filter(|c| c.instances() == 2)
+            .map(|c| c.cores() * 2)
+            .filter(|t| g.iter().any(|c| c.instances() == 1 && c.cores() == *t))
             .max();
         if let Some(t) = total {
-            let s = series(&|r| {
-                (r.threads == max_threads && r.cores * r.instances == t && r.instances <= 2)
-                    .then(|| (r.instances as f64, value(r)))
-            });
+            let s = series(
+                &|c| {
+                    (c.threads() == max_threads
+                        && c.cores() * c.instances() == t
+                        && c.instances() <= 2)
+                        .then(|| c.instances() as f64)
+                },
+                value,
+            );
             if enough(&s) {
                 let title = format!(
                     "{name}: {metric}, 1 x {t} cores against 2 x {} ({max_threads} threads)",
@@ -190,7 +206,12 @@ fn plan(rows: &[Row]) -> Vec<(ChartRef, Chart)> {
         }
 
         // against thread pool size, on the largest single instance
-        if let Some(cores) = g.iter().filter(|r| r.instances == 1).map(|r| r.cores).max() {
+        if let Some(cores) = g
+            .iter()
+            .filter(|c| c.instances() == 1)
+            .map(|c| c.cores())
+            .max()
+        {
             for (stem, m, f) in [
                 ("threads", metric, value),
                 (
@@ -199,9 +220,10 @@ fn plan(rows: &[Row]) -> Vec<(ChartRef, Chart)> {
                     (|r| r.cpu_us_per_op) as fn(&Row) -> f64,
                 ),
             ] {
-                let s = series(&|r| {
-                    (r.instances == 1 && r.cores == cores).then(|| (r.threads as f64, f(r)))
-                });
+                let s = series(
+                    &|c| (c.instances() == 1 && c.cores() == cores).then(|| c.threads() as f64),
+                    f,
+                );
                 if enough(&s) {
                     let title = format!("{name}: {m} against thread pool size (1 x {cores} cores)");
                     out.push((
@@ -240,7 +262,7 @@ where
     let xs: Vec<f64> = c
         .series
         .iter()
-        .flat_map(|(_, p)| p.iter().map(|(x, _)| tx(*x)))
+        .flat_map(|(_, p)| p.iter().map(|(x, ..)| tx(*x)))
         .collect();
     let (lo, hi) = xs
         .iter()
@@ -249,10 +271,10 @@ where
     let ymax = c
         .series
         .iter()
-        .flat_map(|(_, p)| p.iter().map(|(_, y)| *y))
+        .flat_map(|(_, p)| p.iter().map(|(_, y, ..)| *y))
         .fold(0.0f64, f64::max)
         .max(1e-9)
-        * 1.4;
+        * 1.6;
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(&c.title, ("sans-serif", 20))
@@ -288,9 +310,36 @@ where
         .axis_desc_style(("sans-serif", 15))
         .draw()
         .map_err(e)?;
+    let cap = (hi - lo + 2.0 * pad) * 0.01;
+    let n = c.series.len() as f64;
     for (i, (name, pts)) in c.series.iter().enumerate() {
         let color = color_of(name, i);
-        let pts: Vec<(f64, f64)> = pts.iter().map(|(x, y)| (tx(*x), *y)).collect();
+        // error bars: each point's interval, the series side by side,
+        // cut at the top of the chart (an interval of 2 repeats can be
+        // many times its value)
+        let dodge = (i as f64 - (n - 1.0) / 2.0) * cap * 1.5;
+        chart
+            .draw_series(
+                pts.iter()
+                    .filter(|(_, _, l, h)| h > l)
+                    .flat_map(|&(x, _, l, h)| {
+                        let x = tx(x) + dodge;
+                        let (l, h) = (l.max(0.0), h.min(ymax));
+                        [
+                            PathElement::new(vec![(x, l), (x, h)], color.stroke_width(1)),
+                            PathElement::new(
+                                vec![(x - cap, h), (x + cap, h)],
+                                color.stroke_width(1),
+                            ),
+                            PathElement::new(
+                                vec![(x - cap, l), (x + cap, l)],
+                                color.stroke_width(1),
+                            ),
+                        ]
+                    }),
+            )
+            .map_err(e)?;
+        let pts: Vec<(f64, f64)> = pts.iter().map(|(x, y, ..)| (tx(*x), *y)).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
             .map_err(e)?
@@ -341,6 +390,31 @@ mod tests {
                 "cpu-threads-read-4KiB"
             ]
         );
+    }
+
+    #[test]
+    fn repeats_become_error_bars() {
+        let mut rows = Vec::new();
+        for (pass, f) in [1.0, 1.1, 0.9].into_iter().enumerate() {
+            for (cores, ops) in [(1, 500.0), (2, 900.0)] {
+                let mut r = row("rsgw async", cores, 1, 512, ops * f);
+                r.repeat = pass + 1;
+                rows.push(r);
+            }
+        }
+        let planned = plan(&rows);
+        let (_, chart) = planned.first().expect("the cores chart");
+        let pts = &chart.series[0].1;
+        assert_eq!(pts.len(), 2);
+        for &(_, y, lo, hi) in pts {
+            assert!(lo < y && y < hi, "{lo} {y} {hi}");
+        }
+        let dir = std::env::temp_dir().join(format!("rsgw-sweep-bars-{}", std::process::id()));
+        let drawn = draw_all(&dir, &rows, None).expect("charts");
+        let svg = std::fs::read_to_string(dir.join(format!("{}.svg", drawn[0].stem))).expect("svg");
+        // three strokes per error bar, beside the line and the legend's
+        assert!(svg.matches("<polyline").count() > 2 * 3, "{svg}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

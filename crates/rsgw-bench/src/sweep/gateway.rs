@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, SysconfVar, sysconf};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A gateway the sweep can start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Gateway {
     /// rsgw, started from the `--rsgw` binary with `--rsgw-config`.
@@ -43,23 +43,55 @@ impl Variant {
     }
 }
 
-/// What starting a gateway needs besides the cell.
+/// What a group of instances runs: which gateway, from which config, with
+/// which settings over it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// Which gateway.
+    pub gateway: Gateway,
+    /// rsgw: its config file (none: the defaults, the embedded backend in
+    /// `./rsgw-data`); radosgw: the ceph.conf it reads (required).
+    pub config: Option<PathBuf>,
+    /// radosgw's instance name (`client.rgw.X`): its ceph.conf section and
+    /// key. Unused for rsgw.
+    pub radosgw_name: String,
+    /// Settings over the config, `key=value`: rsgw's `--set
+    /// section.key=value`, radosgw's `--key=value` options (such as
+    /// `rgw_thread_pool_size=512`).
+    pub sets: Vec<String>,
+}
+
+impl Spec {
+    /// The settings as `--set` or `--key=value` arguments; an entry that is
+    /// not `key=value` is an error.
+    pub fn set_args(&self) -> Result<Vec<String>, String> {
+        self.sets
+            .iter()
+            .map(|s| {
+                let (k, v) = s
+                    .split_once('=')
+                    .ok_or_else(|| format!("setting '{s}' is not key=value"))?;
+                let k = k.trim().trim_start_matches('-');
+                if k.is_empty() {
+                    return Err(format!("setting '{s}' has no key"));
+                }
+                Ok(match self.gateway {
+                    Gateway::Rsgw => format!("{k}={}", v.trim()),
+                    Gateway::Radosgw => format!("--{k}={}", v.trim()),
+                })
+            })
+            .collect()
+    }
+}
+
+/// What starting gateways needs besides what they run.
 pub struct Launcher {
     /// The rsgw binary.
     pub rsgw: PathBuf,
-    /// rsgw's config file (its store section picks the backend).
-    pub rsgw_config: Option<PathBuf>,
     /// The radosgw binary.
     pub radosgw: String,
-    /// ceph.conf for radosgw.
-    pub ceph_conf: Option<PathBuf>,
-    /// radosgw's instance name (`client.rgw.X`).
-    pub radosgw_name: String,
     /// Beast options added to the endpoint (`tcp_nodelay=1`).
     pub beast_options: String,
-    /// First port; instance i listens on `port + 2i` (and rsgw's admin
-    /// listener on `port + 2i + 1`).
-    pub port: u16,
     /// Where logs and sockets go.
     pub dir: PathBuf,
     /// Seconds to wait for an instance to answer.
@@ -75,32 +107,33 @@ pub struct Running {
 }
 
 impl Launcher {
-    /// Starts `cpusets.len()` instances of `variant` with `threads` handler
-    /// threads, instance i pinned to `cpusets[i]` (a CPU list such as
-    /// `0-1`), and waits until each answers.
+    /// Starts `cpusets.len()` instances of `spec`, instance i listening on
+    /// `port + 2i` (rsgw's admin listener on `port + 2i + 1`) and pinned to
+    /// `cpusets[i]` (a CPU list such as `0-1`), and waits until each answers.
     pub fn start(
         &self,
-        variant: Variant,
-        threads: usize,
+        spec: &Spec,
+        port: u16,
         cpusets: &[String],
         tag: &str,
     ) -> Result<Running, String> {
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("{}: {e}", self.dir.display()))?;
+        let sets = spec.set_args()?;
         let mut running = Running {
             children: Vec::new(),
             endpoints: Vec::new(),
             logs: Vec::new(),
         };
         for (i, cpus) in cpusets.iter().enumerate() {
-            let port = self.port + 2 * i as u16;
+            let port = port + 2 * i as u16;
             let log = self.dir.join(format!("{tag}-{i}.log"));
-            let (cmd, probe) = match variant.gateway {
+            let (cmd, probe) = match spec.gateway {
                 Gateway::Rsgw => (
-                    self.rsgw_command(variant.mode, threads, cpus, port),
+                    self.rsgw_command(spec, &sets, cpus, port),
                     (port + 1, "/health"),
                 ),
                 Gateway::Radosgw => (
-                    self.radosgw_command(threads, cpus, port, &log, tag, i)?,
+                    self.radosgw_command(spec, &sets, cpus, port, &log, tag, i)?,
                     (port, "/"),
                 ),
             };
@@ -116,37 +149,39 @@ impl Launcher {
         Ok(running)
     }
 
-    fn rsgw_command(&self, mode: &str, threads: usize, cpus: &str, port: u16) -> Command {
+    fn rsgw_command(&self, spec: &Spec, sets: &[String], cpus: &str, port: u16) -> Command {
         let mut c = Command::new(&self.rsgw);
         c.arg("serve");
-        if let Some(cfg) = &self.rsgw_config {
+        if let Some(cfg) = &spec.config {
             c.arg("--config").arg(cfg);
         }
-        for set in [
+        // the spec's settings first: the listeners and the pinning are the
+        // launcher's, and a later --set wins
+        for set in sets.iter().cloned().chain([
             format!("frontend.endpoints=[\"127.0.0.1:{port}\"]"),
             format!("frontend.admin_endpoint=\"127.0.0.1:{}\"", port + 1),
-            format!("pool.mode=\"{mode}\""),
-            format!("pool.thread_pool_size={threads}"),
             format!("cpu.cpuset=\"{cpus}\""),
-        ] {
+        ]) {
             c.arg("--set").arg(set);
         }
         c
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn radosgw_command(
         &self,
-        threads: usize,
+        spec: &Spec,
+        sets: &[String],
         cpus: &str,
         port: u16,
         log: &Path,
         tag: &str,
         i: usize,
     ) -> Result<Command, String> {
-        let conf = self
-            .ceph_conf
+        let conf = spec
+            .config
             .as_ref()
-            .ok_or("radosgw needs --ceph-conf (and --radosgw-name)")?;
+            .ok_or("radosgw needs a ceph.conf (--ceph-conf) and an instance name")?;
         let mut frontends = format!("beast endpoint=127.0.0.1:{port}");
         if !self.beast_options.is_empty() {
             frontends.push(' ');
@@ -160,9 +195,9 @@ impl Launcher {
             .arg("--conf")
             .arg(conf)
             .arg("--name")
-            .arg(&self.radosgw_name)
+            .arg(&spec.radosgw_name)
+            .args(sets)
             .arg(format!("--rgw_frontends={frontends}"))
-            .arg(format!("--rgw_thread_pool_size={threads}"))
             .arg(format!(
                 "--admin_socket={}",
                 self.dir.join(format!("{tag}-{i}.asok")).display()
@@ -318,6 +353,52 @@ pub fn host_jiffies() -> Option<(u64, u64)> {
     Some((total - idle, total))
 }
 
+/// The whole host's CPU time so far, from the first line of /proc/stat, in
+/// clock ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostCpu {
+    /// Time the CPUs ran anything (user, nice, system, irq, softirq), steal
+    /// not included.
+    pub busy: u64,
+    /// Time a hypervisor gave this machine's virtual CPUs to others.
+    pub steal: u64,
+    /// All time, idle and iowait included.
+    pub total: u64,
+}
+
+/// Reads [`HostCpu`]; `None` where /proc/stat is unreadable.
+pub fn host_cpu() -> Option<HostCpu> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_host_cpu(stat.lines().next()?)
+}
+
+/// Parses the `cpu  user nice system idle iowait irq softirq steal ...` line.
+fn parse_host_cpu(line: &str) -> Option<HostCpu> {
+    let f: Vec<u64> = line
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let total: u64 = f.iter().take(8).sum();
+    let idle = f.get(3)? + f.get(4)?;
+    let steal = f.get(7).copied().unwrap_or(0);
+    Some(HostCpu {
+        busy: total.saturating_sub(idle + steal),
+        steal,
+        total,
+    })
+}
+
+/// The one-minute load average, from /proc/loadavg.
+pub fn loadavg() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// CPU seconds this process (the load generator) has used.
 pub fn own_cpu_seconds() -> f64 {
     process_cpu_ticks(std::process::id()).unwrap_or(0) as f64 / clock_ticks()
@@ -381,11 +462,123 @@ mod tests {
     }
 
     #[test]
+    fn specs_become_arguments() {
+        let l = Launcher {
+            rsgw: PathBuf::from("rsgw"),
+            radosgw: "radosgw".into(),
+            beast_options: "tcp_nodelay=1".into(),
+            dir: PathBuf::from("/tmp/logs"),
+            ready_timeout: Duration::from_secs(1),
+        };
+        let args = |c: &Command| -> Vec<String> {
+            c.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        let rsgw = Spec {
+            gateway: Gateway::Rsgw,
+            config: Some(PathBuf::from("r.toml")),
+            radosgw_name: String::new(),
+            sets: vec![
+                "pool.mode=blocking".into(),
+                "store.inject_latency_ms = 5".into(),
+            ],
+        };
+        let sets = rsgw.set_args().expect("sets");
+        assert_eq!(
+            args(&l.rsgw_command(&rsgw, &sets, "0-1", 18480)),
+            [
+                "serve",
+                "--config",
+                "r.toml",
+                "--set",
+                "pool.mode=blocking",
+                "--set",
+                "store.inject_latency_ms=5",
+                "--set",
+                "frontend.endpoints=[\"127.0.0.1:18480\"]",
+                "--set",
+                "frontend.admin_endpoint=\"127.0.0.1:18481\"",
+                "--set",
+                "cpu.cpuset=\"0-1\""
+            ]
+        );
+        let rgw = Spec {
+            gateway: Gateway::Radosgw,
+            config: Some(PathBuf::from("ceph.conf")),
+            radosgw_name: "client.rgw.a".into(),
+            sets: vec![
+                "rgw_thread_pool_size=128".into(),
+                "--rgw_max_concurrent_requests=64".into(),
+            ],
+        };
+        let sets = rgw.set_args().expect("sets");
+        let a = args(
+            &l.radosgw_command(
+                &rgw,
+                &sets,
+                "1",
+                18482,
+                Path::new("/tmp/logs/x.log"),
+                "x",
+                0,
+            )
+            .expect("command"),
+        );
+        assert_eq!(
+            a[..8],
+            [
+                "-c",
+                "1",
+                "radosgw",
+                "-f",
+                "--conf",
+                "ceph.conf",
+                "--name",
+                "client.rgw.a"
+            ]
+        );
+        assert_eq!(
+            a[8..11],
+            [
+                "--rgw_thread_pool_size=128",
+                "--rgw_max_concurrent_requests=64",
+                "--rgw_frontends=beast endpoint=127.0.0.1:18482 tcp_nodelay=1"
+            ]
+        );
+        let bad = Spec {
+            sets: vec!["pool.mode".into()],
+            ..rsgw
+        };
+        assert!(bad.set_args().is_err());
+        let no_conf = Spec {
+            config: None,
+            ..rgw
+        };
+        assert!(
+            l.radosgw_command(&no_conf, &[], "0", 1, Path::new("l"), "t", 0)
+                .is_err()
+        );
+    }
+
+    #[test]
     fn cpu_times_are_readable() {
         let ticks = process_cpu_ticks(std::process::id()).expect("own /proc/PID/stat");
         assert!(ticks as f64 / clock_ticks() <= own_cpu_seconds() + 1.0);
         let (busy, total) = host_jiffies().expect("/proc/stat");
         assert!(busy <= total && total > 0);
+        let h = host_cpu().expect("/proc/stat");
+        assert!(h.busy + h.steal <= h.total && h.total > 0);
+        assert!(loadavg().is_some_and(|l| l >= 0.0));
+        assert_eq!(
+            parse_host_cpu("cpu  100 5 50 800 20 3 2 10 0 0"),
+            Some(HostCpu {
+                busy: 160,
+                steal: 10,
+                total: 990
+            })
+        );
+        assert_eq!(parse_host_cpu("cpu0 1 2 3 4 5 6 7 8"), None);
         assert!(!allowed_cpus().is_empty());
     }
 }

@@ -4,8 +4,8 @@
 //! object size against them, and writes CSV, JSON, a Markdown report and
 //! charts.
 
-mod chart;
-mod gateway;
+pub(crate) mod chart;
+pub(crate) mod gateway;
 mod report;
 
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 pub use gateway::Gateway;
-use gateway::{Launcher, Running, Variant};
+use gateway::{Launcher, Running, Spec, Variant};
 pub use report::Row;
 
 use crate::ab::{self, AbArgs};
@@ -39,7 +39,11 @@ instances as a load balancer would. Then the instances are stopped.
 
 Every row records ops/s, MB/s, latency, errors and the gateways' own CPU \
 seconds per operation (utime+stime from /proc), which stays comparable on a \
-busy host where the load generator shares the CPUs.
+busy host where the load generator shares the CPUs. --repeat N runs the \
+matrix N times over; the report then gives each cell as the geometric mean \
+of its repeats with a 95% interval (Student's t on the logarithms: with 3 \
+repeats a bootstrap could not reach 95%), and the charts draw the intervals \
+as error bars.
 
 Results go to --out: results.csv, results.json, report.md and charts/*.svg \
 and *.png (ops/s or MB/s against cores per instance, 1 against 2 instances on \
@@ -80,6 +84,13 @@ pub struct SweepArgs {
     /// Measured seconds per workload (default 8, --quick 2).
     #[arg(long)]
     pub duration: Option<u64>,
+    /// Run the whole matrix this many times, pass after pass, so that each
+    /// cell's repeats are spread over the run and over gateway starts. With
+    /// 2 or more, every cell of the report is the geometric mean of its
+    /// repeats with a 95% confidence interval, and the charts have error
+    /// bars.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: usize,
     /// Unmeasured seconds before each measurement (default 2, --quick 1).
     #[arg(long)]
     pub warmup: Option<u64>,
@@ -155,7 +166,8 @@ pub struct Layout {
 }
 
 impl Layout {
-    fn parse(s: &str) -> Result<Self, String> {
+    /// Parses `CORESxINSTANCES`, e.g. `4x2`.
+    pub(crate) fn parse(s: &str) -> Result<Self, String> {
         let (c, i) = s
             .trim()
             .split_once(['x', 'X'])
@@ -175,7 +187,7 @@ impl Layout {
     }
 
     /// The CPU list of each instance, from the CPUs this process may use.
-    fn cpusets(&self, cpus: &[usize]) -> Vec<String> {
+    pub(crate) fn cpusets(&self, cpus: &[usize]) -> Vec<String> {
         (0..self.instances)
             .map(|i| gateway::cpu_list(&cpus[i * self.cores..(i + 1) * self.cores]))
             .collect()
@@ -394,16 +406,26 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
         return finish(args, &rows, "(redrawn from results.json)");
     }
     let plan = Plan::from_args(args)?;
-    let (starts, cells) = plan.counts();
+    if args.repeat == 0 {
+        return Err("--repeat must be at least 1".into());
+    }
+    let (per_pass, cells) = plan.counts();
+    let starts = per_pass * args.repeat;
     let per_cell = plan.duration + plan.warmup;
     eprintln!(
-        "sweep: {} layouts x {} thread counts x {} gateways = {starts} gateway runs, {cells} measurements of {}+{} s (at least {} min)",
+        "sweep: {} layouts x {} thread counts x {} gateways{} = {starts} gateway runs, {} measurements of {}+{} s (at least {} min)",
         plan.layouts.len(),
         plan.threads.len(),
         plan.variants.len(),
+        if args.repeat > 1 {
+            format!(" x {} repeats", args.repeat)
+        } else {
+            String::new()
+        },
+        cells * args.repeat,
         plan.warmup,
         plan.duration,
-        (cells as u64 * per_cell).div_ceil(60)
+        ((cells * args.repeat) as u64 * per_cell).div_ceil(60)
     );
     eprintln!(
         "  layouts {}; threads {:?}; gateways {}; sizes {}; workloads {}",
@@ -438,12 +460,8 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
             Some(p) => p.clone(),
             None => std::env::current_exe()?,
         },
-        rsgw_config: args.rsgw_config.clone(),
         radosgw: args.radosgw.clone(),
-        ceph_conf: args.ceph_conf.clone(),
-        radosgw_name: args.radosgw_name.clone(),
         beast_options: args.beast_options.clone(),
-        port: args.port,
         dir: args.out.join("logs"),
         ready_timeout: Duration::from_secs(60),
     };
@@ -456,46 +474,54 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut rows: Vec<Row> = Vec::new();
     let mut failures = Vec::new();
     let mut done = 0;
-    for layout in &plan.layouts {
-        let cpusets = layout.cpusets(&plan.cpus);
-        for &threads in &plan.threads {
-            for &variant in &plan.variants {
-                done += 1;
-                let tag = format!(
-                    "{}-{}-{layout}-t{threads}",
-                    variant.label().replace(' ', "-"),
-                    done
-                );
-                eprintln!(
-                    "[{done}/{starts}] {} {layout} threads={threads} on CPUs {} ({:.0} s elapsed)",
-                    variant.label(),
-                    cpusets.join(" | "),
-                    started.elapsed().as_secs_f64()
-                );
-                let cell = Cell {
-                    variant,
-                    layout: *layout,
-                    threads,
-                };
-                match launcher.start(variant, threads, &cpusets, &tag) {
-                    Ok(mut running) => {
-                        for &size in &plan.sizes {
-                            match measure_size(args, &plan, &cell, &mut running, size, &creds) {
-                                Ok(r) => rows.extend(r),
-                                Err(e) => {
-                                    eprintln!("  failed: {e}");
-                                    failures.push(format!("{tag} {}: {e}", size_name(size)));
+    for pass in 1..=args.repeat {
+        for layout in &plan.layouts {
+            let cpusets = layout.cpusets(&plan.cpus);
+            for &threads in &plan.threads {
+                for &variant in &plan.variants {
+                    done += 1;
+                    let tag = format!(
+                        "{}-{}-{layout}-t{threads}",
+                        variant.label().replace(' ', "-"),
+                        done
+                    );
+                    eprintln!(
+                        "[{done}/{starts}]{} {} {layout} threads={threads} on CPUs {} ({:.0} s elapsed)",
+                        if args.repeat > 1 {
+                            format!(" pass {pass}/{}:", args.repeat)
+                        } else {
+                            String::new()
+                        },
+                        variant.label(),
+                        cpusets.join(" | "),
+                        started.elapsed().as_secs_f64()
+                    );
+                    let cell = Cell {
+                        variant,
+                        layout: *layout,
+                        threads,
+                        repeat: pass,
+                    };
+                    match launcher.start(&spec(args, variant, threads), args.port, &cpusets, &tag) {
+                        Ok(mut running) => {
+                            for &size in &plan.sizes {
+                                match measure_size(args, &plan, &cell, &mut running, size, &creds) {
+                                    Ok(r) => rows.extend(r),
+                                    Err(e) => {
+                                        eprintln!("  failed: {e}");
+                                        failures.push(format!("{tag} {}: {e}", size_name(size)));
+                                    }
                                 }
                             }
+                            running.stop();
                         }
-                        running.stop();
+                        Err(e) => {
+                            eprintln!("  failed to start: {e}");
+                            failures.push(format!("{tag}: {e}"));
+                        }
                     }
-                    Err(e) => {
-                        eprintln!("  failed to start: {e}");
-                        failures.push(format!("{tag}: {e}"));
-                    }
+                    report::write_data(&args.out, &rows)?;
                 }
-                report::write_data(&args.out, &rows)?;
             }
         }
     }
@@ -521,6 +547,28 @@ pub fn run(args: &SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// What a gateway run of the sweep starts: the variant's config, execution
+/// model and thread count.
+fn spec(args: &SweepArgs, variant: Variant, threads: usize) -> Spec {
+    match variant.gateway {
+        Gateway::Rsgw => Spec {
+            gateway: Gateway::Rsgw,
+            config: args.rsgw_config.clone(),
+            radosgw_name: String::new(),
+            sets: vec![
+                format!("pool.mode=\"{}\"", variant.mode),
+                format!("pool.thread_pool_size={threads}"),
+            ],
+        },
+        Gateway::Radosgw => Spec {
+            gateway: Gateway::Radosgw,
+            config: args.ceph_conf.clone(),
+            radosgw_name: args.radosgw_name.clone(),
+            sets: vec![format!("rgw_thread_pool_size={threads}")],
+        },
+    }
+}
+
 /// Writes the data, the report and the charts.
 fn finish(args: &SweepArgs, rows: &[Row], summary: &str) -> Result<(), Box<dyn std::error::Error>> {
     report::write_data(&args.out, rows)?;
@@ -536,11 +584,12 @@ fn finish(args: &SweepArgs, rows: &[Row], summary: &str) -> Result<(), Box<dyn s
     Ok(())
 }
 
-/// One gateway run: which variant, layout and thread count.
+/// One gateway run: which variant, layout and thread count, in which pass.
 struct Cell {
     variant: Variant,
     layout: Layout,
     threads: usize,
+    repeat: usize,
 }
 
 /// The bucket the sweep works in.
@@ -825,6 +874,7 @@ fn measure_load(
         },
         client_cpu_s: client_cpu,
         host_busy_pct: host_busy,
+        repeat: cell.repeat,
     })
 }
 

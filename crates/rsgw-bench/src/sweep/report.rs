@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::chart::ChartRef;
 use super::size_name;
+use crate::stats::{self, Interval};
 
 /// One measurement: a workload at one object size against one gateway
 /// variant, layout and thread count.
@@ -54,9 +55,17 @@ pub struct Row {
     pub client_cpu_s: f64,
     /// How busy the whole host was, percent.
     pub host_busy_pct: f64,
+    /// Which pass of `--repeat` measured it, from 1 (results of sweeps
+    /// before `--repeat` read as 1).
+    #[serde(default = "first_pass")]
+    pub repeat: usize,
 }
 
-const CSV_HEADER: &str = "gateway,mode,cores,instances,threads,workload,object_size,concurrency,seconds,ops,errors,ops_per_s,mb_per_s,p50_ms,p99_ms,gateway_cpu_s,cpu_us_per_op,client_cpu_s,host_busy_pct";
+fn first_pass() -> usize {
+    1
+}
+
+const CSV_HEADER: &str = "gateway,mode,cores,instances,threads,workload,object_size,concurrency,seconds,ops,errors,ops_per_s,mb_per_s,p50_ms,p99_ms,gateway_cpu_s,cpu_us_per_op,client_cpu_s,host_busy_pct,repeat";
 
 /// Rows as CSV, header first.
 pub fn csv(rows: &[Row]) -> String {
@@ -65,7 +74,7 @@ pub fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             o,
-            "{},{},{},{},{},{},{},{},{:.3},{},{},{:.1},{:.2},{:.3},{:.3},{:.3},{:.1},{:.3},{:.1}",
+            "{},{},{},{},{},{},{},{},{:.3},{},{},{:.1},{:.2},{:.3},{:.3},{:.3},{:.1},{:.3},{:.1},{}",
             r.gateway,
             r.mode,
             r.cores,
@@ -84,16 +93,144 @@ pub fn csv(rows: &[Row]) -> String {
             r.gateway_cpu_s,
             r.cpu_us_per_op,
             r.client_cpu_s,
-            r.host_busy_pct
+            r.host_busy_pct,
+            r.repeat
         );
     }
     o
 }
 
-/// Writes `results.csv` and `results.json` into `out`.
+/// One cell of the matrix (gateway variant, layout, threads, workload,
+/// size) with its measurements, one per repeat.
+pub struct Cell<'a> {
+    /// Its measurements.
+    pub rows: Vec<&'a Row>,
+}
+
+impl Cell<'_> {
+    fn first(&self) -> &Row {
+        // a cell is made from at least one row
+        self.rows[0]
+    }
+
+    /// The variant (`rsgw async`, ...).
+    pub fn variant(&self) -> &str {
+        &self.first().variant
+    }
+
+    /// CPUs per instance.
+    pub fn cores(&self) -> usize {
+        self.first().cores
+    }
+
+    /// Instances.
+    pub fn instances(&self) -> usize {
+        self.first().instances
+    }
+
+    /// Handler threads.
+    pub fn threads(&self) -> usize {
+        self.first().threads
+    }
+
+    /// The repeats' geometric mean of `f` with its 95% interval.
+    pub fn interval(&self, f: fn(&Row) -> f64) -> Interval {
+        let v: Vec<f64> = self.rows.iter().map(|r| f(r)).collect();
+        stats::repeat_interval(&v).unwrap_or(Interval {
+            estimate: 0.0,
+            lo: 0.0,
+            hi: 0.0,
+        })
+    }
+
+    /// The repeats' values of `f`.
+    pub fn values(&self, f: fn(&Row) -> f64) -> Vec<f64> {
+        self.rows.iter().map(|r| f(r)).collect()
+    }
+
+    /// Failed operations over every repeat.
+    pub fn errors(&self) -> u64 {
+        self.rows.iter().map(|r| r.errors).sum()
+    }
+}
+
+/// The rows grouped into cells, in the order first measured.
+pub fn cells(rows: &[Row]) -> Vec<Cell<'_>> {
+    let key = |r: &Row| {
+        (
+            r.variant.clone(),
+            r.cores,
+            r.instances,
+            r.threads,
+            r.workload.clone(),
+            r.object_size,
+        )
+    };
+    let mut keys = Vec::new();
+    let mut out: Vec<Cell<'_>> = Vec::new();
+    for r in rows {
+        let k = key(r);
+        match keys.iter().position(|x| *x == k) {
+            Some(i) => out[i].rows.push(r),
+            None => {
+                keys.push(k);
+                out.push(Cell { rows: vec![r] });
+            }
+        }
+    }
+    out
+}
+
+/// The value a workload at this size is judged by: MB/s from 1 MiB up,
+/// ops/s below.
+pub fn value_of(object_size: u64) -> fn(&Row) -> f64 {
+    if by_bandwidth(object_size) {
+        |r| r.mb_per_s
+    } else {
+        |r| r.ops_per_s
+    }
+}
+
+const CELLS_HEADER: &str = "gateway,mode,cores,instances,threads,workload,object_size,repeats,ops_per_s,ops_per_s_lo,ops_per_s_hi,mb_per_s,mb_per_s_lo,mb_per_s_hi,cpu_us_per_op,cpu_us_per_op_lo,cpu_us_per_op_hi,p99_ms,p99_ms_lo,p99_ms_hi,errors";
+
+/// Cells as CSV: per metric the geometric mean of the repeats and its 95%
+/// interval.
+pub fn cells_csv(rows: &[Row]) -> String {
+    let mut o = String::from(CELLS_HEADER);
+    o.push('\n');
+    for c in cells(rows) {
+        let r = c.first();
+        let _ = write!(
+            o,
+            "{},{},{},{},{},{},{},{}",
+            r.gateway,
+            r.mode,
+            r.cores,
+            r.instances,
+            r.threads,
+            r.workload,
+            r.object_size,
+            c.rows.len()
+        );
+        for f in [
+            (|r: &Row| r.ops_per_s) as fn(&Row) -> f64,
+            |r| r.mb_per_s,
+            |r| r.cpu_us_per_op,
+            |r| r.p99_ms,
+        ] {
+            let i = c.interval(f);
+            let _ = write!(o, ",{:.3},{:.3},{:.3}", i.estimate, i.lo, i.hi);
+        }
+        let _ = writeln!(o, ",{}", c.errors());
+    }
+    o
+}
+
+/// Writes `results.csv`, `cells.csv` and `results.json` into `out`.
 pub fn write_data(out: &Path, rows: &[Row]) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("results.csv"), csv(rows))?;
+    std::fs::write(out.join("cells.csv"), cells_csv(rows))?;
     let json = serde_json::to_string_pretty(rows).map_err(std::io::Error::other)?;
     std::fs::write(out.join("results.json"), json)
 }
@@ -121,9 +258,70 @@ pub fn groups(rows: &[Row]) -> Vec<(String, u64)> {
     seen
 }
 
+/// A value with its interval when there are repeats: `12105 (11200-13080)`.
+fn with_interval(i: Interval, n: usize, decimals: usize) -> String {
+    if n >= 2 {
+        format!(
+            "{:.d$} ({:.d$}-{:.d$})",
+            i.estimate,
+            i.lo,
+            i.hi,
+            d = decimals
+        )
+    } else {
+        format!("{:.d$}", i.estimate, d = decimals)
+    }
+}
+
+/// How much the repeats of one cell differ, per workload and size: the
+/// median and the largest coefficient of variation over its cells, for
+/// throughput, CPU per operation and p99.
+fn repeatability(rows: &[Row], all: &[Cell<'_>]) -> String {
+    let mut o = String::from(
+        "## Repeatability\n\nHow much the repeats of one cell differed: the coefficient of \
+         variation (standard deviation over mean) of each cell's repeats, the median over \
+         the cells of each workload and size, and the largest.\n\n\
+         | workload | cells | throughput | CPU us/op | p99 ms |\n|---|---:|---:|---:|---:|\n",
+    );
+    for (workload, size) in groups(rows) {
+        let g: Vec<&Cell<'_>> = all
+            .iter()
+            .filter(|c| {
+                c.first().workload == workload && c.first().object_size == size && c.rows.len() >= 2
+            })
+            .collect();
+        let spread = |f: fn(&Row) -> f64| {
+            let cvs: Vec<f64> = g
+                .iter()
+                .filter_map(|c| stats::cv_pct(&c.values(f)))
+                .collect();
+            match (
+                stats::median(&cvs),
+                cvs.iter()
+                    .copied()
+                    .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
+            ) {
+                (Some(med), Some(max)) => format!("{med:.0}% (max {max:.0}%)"),
+                _ => "-".into(),
+            }
+        };
+        let _ = writeln!(
+            o,
+            "| {workload} {} | {} | {} | {} | {} |",
+            size_name(size),
+            g.len(),
+            spread(value_of(size)),
+            spread(|r| r.cpu_us_per_op),
+            spread(|r| r.p99_ms)
+        );
+    }
+    o.push('\n');
+    o
+}
+
 /// The Markdown report: per workload and size, a table with one line per
-/// layout and thread count and one column pair per gateway variant, then
-/// its charts.
+/// layout and thread count and one column group per gateway variant (each
+/// value with its interval when the sweep repeated), then its charts.
 pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
     let mut o = String::from("# rsgw bench sweep\n\n");
     let cpus = super::gateway::allowed_cpus();
@@ -137,8 +335,25 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
         "Layouts are CORESxINSTANCES, each instance pinned to its own CPUs. \
          CPU/op is the gateways' own user+system CPU per successful operation; \
          the load generator shares the host, so compare CPU/op where throughput \
-         is bound by the host. Errors are failed and non-2xx operations.\n\n",
+         is bound by the host. Errors are failed and non-2xx operations",
     );
+    let all = cells(rows);
+    let repeats = all.iter().map(|c| c.rows.len()).max().unwrap_or(0);
+    if repeats >= 2 {
+        let _ = write!(
+            o,
+            ", summed over the repeats.\n\nEach cell is the geometric mean of its {repeats} repeats \
+             (passes over the whole matrix), with its 95% confidence interval in brackets \
+             (Student's t on the logarithms); the ratio's interval is Welch's, also on the \
+             logarithms. Two cells whose intervals overlap are not told apart by this run."
+        );
+    } else {
+        o.push('.');
+    }
+    o.push_str("\n\n");
+    if repeats >= 2 {
+        o.push_str(&repeatability(rows, &all));
+    }
     let variants: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
         for r in rows {
@@ -149,13 +364,13 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
         v
     };
     for (workload, size) in groups(rows) {
-        let g: Vec<&Row> = rows
+        let g: Vec<&Cell<'_>> = all
             .iter()
-            .filter(|r| r.workload == workload && r.object_size == size)
+            .filter(|c| c.first().workload == workload && c.first().object_size == size)
             .collect();
-        let bw = by_bandwidth(size);
-        let unit = if bw { "MB/s" } else { "ops/s" };
-        let conc = g.first().map_or(0, |r| r.concurrency);
+        let unit = if by_bandwidth(size) { "MB/s" } else { "ops/s" };
+        let value = value_of(size);
+        let conc = g.first().map_or(0, |c| c.first().concurrency);
         let _ = writeln!(
             o,
             "## {workload} {} ({} {conc})\n",
@@ -166,9 +381,9 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
                 "workers"
             }
         );
-        let cells: BTreeSet<(usize, usize, usize)> = g
+        let keys: BTreeSet<(usize, usize, usize)> = g
             .iter()
-            .map(|r| (r.instances, r.cores, r.threads))
+            .map(|c| (c.instances(), c.cores(), c.threads()))
             .collect();
         let _ = write!(o, "| layout | threads |");
         for v in &variants {
@@ -188,31 +403,30 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
             o.push_str("---:|");
         }
         o.push('\n');
-        for (instances, cores, threads) in cells {
+        for (instances, cores, threads) in keys {
             let _ = write!(o, "| {cores}x{instances} | {threads} |");
             let find = |v: &str| {
-                g.iter().find(|r| {
-                    r.variant == v
-                        && r.instances == instances
-                        && r.cores == cores
-                        && r.threads == threads
+                g.iter().find(|c| {
+                    c.variant() == v
+                        && c.instances() == instances
+                        && c.cores() == cores
+                        && c.threads() == threads
                 })
             };
-            let value = |r: &Row| if bw { r.mb_per_s } else { r.ops_per_s };
             for v in &variants {
                 match find(v) {
-                    Some(r) => {
-                        let errs = if r.errors > 0 {
-                            format!(" ({} err)", r.errors)
-                        } else {
-                            String::new()
+                    Some(c) => {
+                        let n = c.rows.len();
+                        let errs = match c.errors() {
+                            0 => String::new(),
+                            e => format!(" ({e} err)"),
                         };
                         let _ = write!(
                             o,
-                            " {:.0}{errs} | {:.0} | {:.1} |",
-                            value(r),
-                            r.cpu_us_per_op,
-                            r.p99_ms
+                            " {}{errs} | {} | {} |",
+                            with_interval(c.interval(value), n, 0),
+                            with_interval(c.interval(|r| r.cpu_us_per_op), n, 0),
+                            with_interval(c.interval(|r| r.p99_ms), n, 1)
                         );
                     }
                     None => o.push_str(" - | - | - |"),
@@ -220,8 +434,22 @@ pub fn markdown(rows: &[Row], charts: &[ChartRef], summary: &str) -> String {
             }
             if ratio {
                 match (find("rsgw async"), find("radosgw")) {
-                    (Some(a), Some(b)) if value(b) > 0.0 => {
-                        let _ = write!(o, " {:.2}x |", value(a) / value(b));
+                    (Some(a), Some(b)) => {
+                        let (va, vb) = (a.values(value), b.values(value));
+                        match stats::welch_log_ratio(&vb, &va) {
+                            Some(i) => {
+                                let _ =
+                                    write!(o, " {:.2}x ({:.2}-{:.2}) |", i.estimate, i.lo, i.hi);
+                            }
+                            None => {
+                                let (ia, ib) = (a.interval(value), b.interval(value));
+                                if ib.estimate > 0.0 {
+                                    let _ = write!(o, " {:.2}x |", ia.estimate / ib.estimate);
+                                } else {
+                                    o.push_str(" - |");
+                                }
+                            }
+                        }
                     }
                     _ => o.push_str(" - |"),
                 }
@@ -270,6 +498,7 @@ pub(crate) fn sample_row(
         cpu_us_per_op: 1e6 / (ops * 2.0),
         client_cpu_s: 0.5,
         host_busy_pct: 90.0,
+        repeat: 1,
     }
 }
 
@@ -286,7 +515,7 @@ mod tests {
         ];
         let c = csv(&rows);
         assert_eq!(c.lines().count(), 3);
-        assert_eq!(c.lines().next().map(|l| l.split(',').count()), Some(19));
+        assert_eq!(c.lines().next().map(|l| l.split(',').count()), Some(20));
         assert!(
             c.lines()
                 .nth(2)
@@ -315,5 +544,55 @@ mod tests {
             md.contains("| 1x2 | 512 | 900 | 556 | 3.0 | - | - | - | - |"),
             "{md}"
         );
+        assert!(!md.contains("geometric mean"), "{md}");
+    }
+
+    #[test]
+    fn repeats_give_every_cell_an_interval() {
+        let mut rows = Vec::new();
+        for (pass, (a, b)) in [(1000.0, 250.0), (1100.0, 260.0), (950.0, 240.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut ra = row("rsgw async", 2, 1, 512, a);
+            ra.repeat = pass + 1;
+            let mut rb = row("radosgw", 2, 1, 512, b);
+            rb.repeat = pass + 1;
+            rows.extend([ra, rb]);
+        }
+        let c = cells(&rows);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].rows.len(), 3);
+        let i = c[0].interval(|r| r.ops_per_s);
+        assert!(
+            i.lo < 1000.0 && 1000.0 < i.hi && i.lo > 700.0 && i.hi < 1400.0,
+            "{i:?}"
+        );
+        let md = markdown(&rows, &[], "test");
+        assert!(md.contains("geometric mean of its 3 repeats"), "{md}");
+        // 1000, 1100, 950: a coefficient of variation of 7.6%; 250, 260, 240: 4%
+        assert!(md.contains("| read 4KiB | 2 | 6% (max 8%) |"), "{md}");
+        // value (lo-hi) in every cell, and the ratio's interval
+        let line = md
+            .lines()
+            .find(|l| l.starts_with("| 2x1 | 512 |"))
+            .expect("row");
+        assert_eq!(line.matches('(').count(), 7, "{line}");
+        assert!(
+            line.contains(" | 4.00x (") || line.contains("x ("),
+            "{line}"
+        );
+        let csv = cells_csv(&rows);
+        assert_eq!(csv.lines().count(), 3);
+        assert!(
+            csv.lines()
+                .nth(1)
+                .is_some_and(|l| l.starts_with("rsgw,async,2,1,512,read,4096,3,")),
+            "{csv}"
+        );
+        // results of sweeps before --repeat read as the first pass
+        let old = r#"[{"gateway":"rsgw","mode":"async","variant":"rsgw async","cores":1,"instances":1,"threads":8,"workload":"read","object_size":4096,"concurrency":1,"seconds":1.0,"ops":1,"errors":0,"ops_per_s":1.0,"mb_per_s":0.0,"p50_ms":1.0,"p99_ms":1.0,"gateway_cpu_s":0.0,"cpu_us_per_op":1.0,"client_cpu_s":0.0,"host_busy_pct":1.0}]"#;
+        let back: Vec<Row> = serde_json::from_str(old).expect("old results.json");
+        assert_eq!(back[0].repeat, 1);
     }
 }

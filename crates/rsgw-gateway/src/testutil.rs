@@ -21,7 +21,8 @@ pub(crate) struct Fixture {
 }
 
 /// Small sizes, so that a few bytes already make heads, tails and stripes:
-/// 8-byte heads, 4-byte stripes, 5-byte minimum parts.
+/// 8-byte heads, 4-byte stripes, 5-byte minimum parts; buckets get the
+/// default 11 index shards.
 pub(crate) fn small_opts() -> GatewayOptions {
     GatewayOptions {
         chunk_size: 8,
@@ -30,6 +31,7 @@ pub(crate) fn small_opts() -> GatewayOptions {
         min_part_size: 5,
         metadata_cache_ttl: Duration::from_secs(5),
         gc_min_age: Duration::from_secs(3600),
+        bucket_index_shards: 11,
     }
 }
 

@@ -67,6 +67,7 @@ pub async fn open_gateway(
             min_part_size: cfg.s3.min_part_size,
             metadata_cache_ttl: Duration::from_millis(cfg.s3.metadata_cache_ttl_ms),
             gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
+            bucket_index_shards: cfg.s3.bucket_index_shards,
         },
     );
     gw.init().await?;

@@ -78,12 +78,17 @@ impl Fixture {
 
     /// Names of every object in the data pool, sorted.
     pub(crate) async fn data_objects(&self) -> Vec<String> {
+        self.pool_objects(layout::DATA).await
+    }
+
+    /// Names of every object in `pool`, sorted.
+    pub(crate) async fn pool_objects(&self, pool: &str) -> Vec<String> {
         let mut lister = self
             .gw
             .store
-            .list_objects(layout::DATA, NamespaceFilter::All)
+            .list_objects(pool, NamespaceFilter::All)
             .await
-            .expect("list data pool");
+            .expect("list pool");
         let mut names = Vec::new();
         loop {
             let page = lister.next_page(1000).await.expect("list page");

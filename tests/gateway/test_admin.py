@@ -53,10 +53,14 @@ def test_user_and_keys_while_serving(t, cfg):
 
 
 def test_bucket_stats(t, cfg, bucket):
-    for i in range(5):
+    for i in range(30):
         t.alice.put_object(Bucket=bucket, Key=f"k{i}", Body=b"x" * 100)
     stats = admin(cfg, "bucket", "stats", "--bucket", bucket)
-    assert (stats["num_objects"], stats["size_bytes"], stats["owner"]) == (5, 500, "alice")
+    # summed over the bucket's index shards: 11 by default, one object each
+    assert (stats["num_objects"], stats["size_bytes"], stats["owner"]) == (30, 3000, "alice")
+    assert stats["num_shards"] == 11
+    shards = [n for n in admin(cfg, "objects", "--pool", "index") if n.startswith(f"/{stats['id']}")]
+    assert sorted(shards) == sorted(f"/{stats['id']}.{n}" for n in range(11))
     assert bucket in admin(cfg, "bucket", "list", "--uid", "alice")
 
 

@@ -23,7 +23,8 @@ pub struct CephConfImport {
 /// `so_reuseport`, `ssl_port`, `ssl_endpoint`, `ssl_certificate`,
 /// `ssl_private_key`), `rgw_thread_pool_size`, `rgw_max_concurrent_requests`,
 /// `rgw_dns_name`, `rgw_max_chunk_size`, `rgw_obj_stripe_size`,
-/// `rgw_max_put_size`, `rgw_multipart_min_part_size`. The store becomes the
+/// `rgw_max_put_size`, `rgw_multipart_min_part_size`,
+/// `rgw_override_bucket_index_max_shards` (when not 0). The store becomes the
 /// rados backend on that file as that client.
 pub fn import_radosgw(
     cfg: &mut Config,
@@ -72,6 +73,14 @@ pub fn import_radosgw(
             "rgw_multipart_min_part_size" => {
                 cfg.s3.min_part_size =
                     int(&value).map_err(|m| bad("rgw_multipart_min_part_size", m))?;
+            }
+            "rgw_override_bucket_index_max_shards" => {
+                let n = int(&value).map_err(|m| bad("rgw_override_bucket_index_max_shards", m))?;
+                // 0 means the zonegroup's bucket_index_max_shards (11 unless
+                // changed there): rsgw's default stays
+                if n > 0 {
+                    cfg.s3.bucket_index_shards = u32::try_from(n).unwrap_or(u32::MAX);
+                }
             }
             k if k.starts_with("rgw_") => {
                 out.ignored.push(format!("{k} = {value}"));
@@ -241,6 +250,7 @@ rgw max concurrent requests = 256
 rgw_dns_name = s3.test
 rgw_zonegroup = eu
 rgw_max_chunk_size = 1M
+rgw_override_bucket_index_max_shards = 7
 rgw_enable_ops_log = true
 "#;
 
@@ -262,6 +272,7 @@ rgw_enable_ops_log = true
         assert_eq!(cfg.s3.dns_names, vec!["s3.test"]);
         assert_eq!(cfg.s3.zonegroup, "eu");
         assert_eq!(cfg.s3.chunk_size, 1 << 20);
+        assert_eq!(cfg.s3.bucket_index_shards, 7);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
         assert_eq!(r.ignored, vec!["rgw_enable_ops_log = true".to_string()]);

@@ -109,7 +109,16 @@ pub struct S3Config {
     /// Age in seconds after which an unfinished upload's stripes are
     /// collected. Default 3600.
     pub gc_min_age_s: u64,
+    /// Index shards of a bucket created from now on (each bucket keeps the
+    /// count it was created with), like radosgw's zone default
+    /// `bucket_index_max_shards` / `rgw_override_bucket_index_max_shards`.
+    /// 1 to [`MAX_BUCKET_INDEX_SHARDS`]. Default 11.
+    pub bucket_index_shards: u32,
 }
+
+/// Most index shards a bucket may have (radosgw's
+/// `rgw_max_dynamic_shards` default): a listing reads every shard.
+pub const MAX_BUCKET_INDEX_SHARDS: u32 = 1999;
 
 impl Default for S3Config {
     fn default() -> Self {
@@ -124,6 +133,7 @@ impl Default for S3Config {
             metadata_notify_timeout_ms: 5000,
             gc_interval_s: 600,
             gc_min_age_s: 3600,
+            bucket_index_shards: 11,
         }
     }
 }
@@ -476,6 +486,12 @@ impl Config {
                 message: "must be above 0".into(),
             });
         }
+        if !(1..=MAX_BUCKET_INDEX_SHARDS).contains(&s3.bucket_index_shards) {
+            return Err(ConfigError::Value {
+                key: "s3.bucket_index_shards",
+                message: format!("must be between 1 and {MAX_BUCKET_INDEX_SHARDS}"),
+            });
+        }
         let s = &self.store;
         if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {
             return Err(ConfigError::Value {
@@ -548,5 +564,21 @@ mod tests {
         let e =
             Config::parse("[store]\nop_timeout_ms = 0\n", Path::new("x.toml")).expect_err("zero");
         assert!(e.to_string().contains("store.op_timeout_ms"), "{e}");
+        for shards in [0, MAX_BUCKET_INDEX_SHARDS + 1] {
+            let e = Config::parse(
+                &format!("[s3]\nbucket_index_shards = {shards}\n"),
+                Path::new("x.toml"),
+            )
+            .expect_err("shards out of range");
+            assert!(e.to_string().contains("s3.bucket_index_shards"), "{e}");
+        }
+        for shards in [1, MAX_BUCKET_INDEX_SHARDS] {
+            let cfg = Config::parse(
+                &format!("[s3]\nbucket_index_shards = {shards}\n"),
+                Path::new("x.toml"),
+            )
+            .expect("shards in range");
+            assert_eq!(cfg.s3.bucket_index_shards, shards);
+        }
     }
 }

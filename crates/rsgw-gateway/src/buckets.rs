@@ -1,7 +1,8 @@
 //! Buckets: naming rules, creation, deletion, lookup and bucket ACLs.
 
 use bytes::Bytes;
-use rsgw_store::{ReadOp, StoreError, WriteOp};
+use futures::{StreamExt, TryStreamExt};
+use rsgw_store::{ObjectId, ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
 use crate::acl::{CannedAcl, Principal};
@@ -23,6 +24,30 @@ pub struct BucketInfo {
     pub created: f64,
     /// The bucket's canned ACL.
     pub acl: CannedAcl,
+    /// Its index shards, fixed at creation (`s3.bucket_index_shards` then).
+    /// A record written before shards existed has none: one shard, the
+    /// index object named by the id alone.
+    #[serde(default = "one_shard")]
+    pub index_shards: u32,
+}
+
+fn one_shard() -> u32 {
+    1
+}
+
+/// Index shard objects created, removed or read at once.
+pub(crate) const SHARD_CONCURRENCY: usize = 32;
+
+impl BucketInfo {
+    /// Every index shard object of the bucket, in shard order.
+    pub(crate) fn index_shards(&self) -> Vec<ObjectId> {
+        layout::index_shards(&self.id, self.index_shards)
+    }
+
+    /// The index shard object that holds `key`.
+    pub(crate) fn index_of(&self, key: &str) -> ObjectId {
+        layout::index_of(&self.id, self.index_shards, key)
+    }
 }
 
 /// S3's bucket naming rules: 3-63 characters of lowercase letters, digits,
@@ -123,10 +148,9 @@ impl Gateway {
             owner: owner.into(),
             created: now_secs(),
             acl: acl.for_bucket(),
+            index_shards: self.opts.bucket_index_shards.max(1),
         };
-        self.store
-            .write(&layout::index(&info.id), WriteOp::new().create_exclusive())
-            .await?;
+        self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);
         let created = self
             .store
@@ -136,9 +160,7 @@ impl Gateway {
             )
             .await;
         if let Err(e) = created {
-            self.store
-                .write(&layout::index(&info.id), WriteOp::new().remove())
-                .await?;
+            self.remove_index(&info).await?;
             return match e {
                 StoreError::Exists => {
                     match self.bucket_info_fresh(name).await {
@@ -160,17 +182,61 @@ impl Gateway {
         Ok(info)
     }
 
+    /// Creates every index shard of a new bucket (exclusively: the id is
+    /// new); if one fails, removes those made.
+    async fn create_index(&self, info: &BucketInfo) -> GatewayResult<()> {
+        let created = futures::stream::iter(info.index_shards())
+            .map(|id| async move {
+                self.store
+                    .write(&id, WriteOp::new().create_exclusive())
+                    .await
+            })
+            .buffer_unordered(SHARD_CONCURRENCY)
+            .try_collect::<Vec<_>>()
+            .await;
+        if let Err(e) = created {
+            self.remove_index(info).await?;
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// Removes every index shard of a bucket (absent ones are fine).
+    async fn remove_index(&self, info: &BucketInfo) -> GatewayResult<()> {
+        futures::stream::iter(info.index_shards())
+            .map(|id| async move {
+                match self.store.write(&id, WriteOp::new().remove()).await {
+                    Ok(_) | Err(StoreError::NotFound) => Ok(()),
+                    Err(e) => Err(GatewayError::from(e)),
+                }
+            })
+            .buffer_unordered(SHARD_CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await?;
+        Ok(())
+    }
+
+    /// Whether no index shard of the bucket lists an object (one omap
+    /// entry asked of each shard, all at once).
+    async fn index_is_empty(&self, info: &BucketInfo) -> GatewayResult<bool> {
+        let nonempty = futures::stream::iter(info.index_shards())
+            .map(|id| async move {
+                let page = self.store.read(&id, ReadOp::new().omap("", "", 1)).await?;
+                Ok::<bool, GatewayError>(!page.omap.unwrap_or_default().entries.is_empty())
+            })
+            .buffer_unordered(SHARD_CONCURRENCY)
+            .try_collect::<Vec<bool>>()
+            .await?;
+        Ok(!nonempty.contains(&true))
+    }
+
     /// Deletes an empty bucket; only its owner may.
     pub async fn delete_bucket(&self, who: &Principal, name: &str) -> GatewayResult<()> {
         let info = self.bucket_info(name).await?;
         if !who.is(&info.owner) {
             return Err(GatewayError::AccessDenied);
         }
-        let page = self
-            .store
-            .read(&layout::index(&info.id), ReadOp::new().omap("", "", 1))
-            .await?;
-        if !page.omap.unwrap_or_default().entries.is_empty() {
+        if !self.index_is_empty(&info).await? {
             return Err(GatewayError::BucketNotEmpty);
         }
         match self
@@ -185,14 +251,7 @@ impl Gateway {
         self.store
             .write(&layout::user(&info.owner), WriteOp::new().omap_rm([name]))
             .await?;
-        match self
-            .store
-            .write(&layout::index(&info.id), WriteOp::new().remove())
-            .await
-        {
-            Ok(_) | Err(StoreError::NotFound) => Ok(()),
-            Err(e) => Err(e.into()),
-        }
+        self.remove_index(&info).await
     }
 
     /// Names of the buckets a user owns, in name order.
@@ -424,5 +483,100 @@ mod tests {
             f.gw.get_object(&bob, "life", "k", Default::default()).await,
             Err(GatewayError::NoSuchKey)
         ));
+    }
+
+    /// A bucket's index shards are made with it (the count the gateway
+    /// was configured with then), hold each key in the shard its hash
+    /// names, and go with it; a failed creation leaves none behind.
+    #[tokio::test]
+    async fn index_shards_live_and_die_with_their_bucket() {
+        let f = Fixture::new(small_opts()).await;
+        let info =
+            f.gw.create_bucket(OWNER, "sharded", CannedAcl::Private)
+                .await
+                .expect("create");
+        assert_eq!(info.index_shards, 11);
+        let mut want: Vec<String> = (0..11).map(|n| format!("{}.{n}", info.id)).collect();
+        want.sort();
+        assert_eq!(f.pool_objects(layout::INDEX).await, want);
+        // the record keeps the count: a gateway configured otherwise
+        // still finds every key
+        let one = Gateway::new(
+            f.gw.store().clone(),
+            crate::GatewayOptions {
+                bucket_index_shards: 1,
+                ..small_opts()
+            },
+        );
+        assert_eq!(
+            one.bucket_info("sharded").await.expect("info").index_shards,
+            11
+        );
+        // a failed creation (the name is taken) removes the shards it made
+        assert!(matches!(
+            one.create_bucket("bob", "sharded", CannedAcl::Private)
+                .await,
+            Err(GatewayError::BucketAlreadyExists)
+        ));
+        assert!(matches!(
+            f.gw.create_bucket("bob", "sharded", CannedAcl::Private)
+                .await,
+            Err(GatewayError::BucketAlreadyExists)
+        ));
+        assert_eq!(f.pool_objects(layout::INDEX).await, want);
+
+        let keys = ["a", "b/c", "photo.jpg", "z"];
+        for k in keys {
+            one.put_object(&owner(), "sharded", k, Default::default(), body(b"xyz", 2))
+                .await
+                .expect("put");
+        }
+        for k in keys {
+            let shard = info.index_of(k);
+            assert_eq!(
+                shard.name,
+                format!("{}.{}", info.id, layout::shard_of(k, 11)),
+                "{k}"
+            );
+            let got =
+                f.gw.store()
+                    .read(&shard, ReadOp::new().omap_keys([k]))
+                    .await
+                    .expect("shard")
+                    .omap_keys
+                    .unwrap_or_default();
+            assert!(got.contains_key(k), "{k} in {}", shard.name);
+        }
+        assert_eq!(f.gw.bucket_usage("sharded").await.expect("usage"), (4, 12));
+        // one key in one shard keeps the bucket
+        for k in &keys[1..] {
+            f.gw.delete_object(&owner(), "sharded", k)
+                .await
+                .expect("delete");
+        }
+        assert!(matches!(
+            f.gw.delete_bucket(&owner(), "sharded").await,
+            Err(GatewayError::BucketNotEmpty)
+        ));
+        f.gw.delete_object(&owner(), "sharded", "a")
+            .await
+            .expect("delete");
+        f.gw.delete_bucket(&owner(), "sharded")
+            .await
+            .expect("delete bucket");
+        assert!(f.pool_objects(layout::INDEX).await.is_empty());
+
+        // one shard: the index object named by the id alone, as before
+        let info = one
+            .create_bucket(OWNER, "single", CannedAcl::Private)
+            .await
+            .expect("create");
+        assert_eq!(info.index_shards, 1);
+        assert_eq!(
+            f.pool_objects(layout::INDEX).await,
+            std::slice::from_ref(&info.id)
+        );
+        one.delete_bucket(&owner(), "single").await.expect("delete");
+        assert!(f.pool_objects(layout::INDEX).await.is_empty());
     }
 }

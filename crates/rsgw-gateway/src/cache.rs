@@ -207,6 +207,7 @@ mod tests {
             id: id.into(),
             owner: "u".into(),
             created: 0.0,
+            index_shards: 1,
             acl: CannedAcl::Private,
         }
     }

@@ -8,8 +8,10 @@
 //!   `bucket.<bucket id>` listing its uploads), `gc` (one object whose omap
 //!   lists writes to clean up), `control` (object `notify`, which every
 //!   serving instance watches: changes of cached metadata are notified there);
-//! - pool `index`: one object per bucket id, omap key = object key, value =
-//!   the listing entry;
+//! - pool `index`: the bucket's index shards, `<bucket id>` for a bucket of
+//!   one shard, `<bucket id>.<n>` (n = 0..shards) otherwise; omap key =
+//!   object key, value = the listing entry; a key lives in shard
+//!   [`shard_of`] of it;
 //! - pool `data`: the head of each object `<bucket id>/<key>` (first chunk
 //!   of data, and the object's metadata in xattr `rsgw.obj`), and its tail
 //!   stripes `<bucket id>.<tag>.<n>`.
@@ -56,8 +58,51 @@ pub(crate) fn upload_index(bucket_id: &str) -> ObjectId {
     ObjectId::in_namespace(META, "uploads", format!("bucket.{bucket_id}"))
 }
 
-pub(crate) fn index(bucket_id: &str) -> ObjectId {
-    ObjectId::new(INDEX, bucket_id)
+/// Index shard `shard` of a bucket of `shards` shards: `<bucket id>` when
+/// there is one shard (the name every bucket had before shards existed),
+/// `<bucket id>.<shard>` otherwise, as radosgw's `.dir.<marker>` and
+/// `.dir.<marker>.<shard>`.
+pub(crate) fn index_shard(bucket_id: &str, shards: u32, shard: u32) -> ObjectId {
+    if shards <= 1 {
+        ObjectId::new(INDEX, bucket_id)
+    } else {
+        ObjectId::new(INDEX, format!("{bucket_id}.{shard}"))
+    }
+}
+
+/// Every index shard of a bucket, in shard order.
+pub(crate) fn index_shards(bucket_id: &str, shards: u32) -> Vec<ObjectId> {
+    (0..shards.max(1))
+        .map(|n| index_shard(bucket_id, shards, n))
+        .collect()
+}
+
+/// The index shard that holds `key`.
+pub(crate) fn index_of(bucket_id: &str, shards: u32, key: &str) -> ObjectId {
+    index_shard(bucket_id, shards, shard_of(key, shards))
+}
+
+/// The shard (0..shards) of an object key: radosgw's
+/// `bucket_shard_index` (Pacific), so a key lands in the shard number
+/// radosgw gives it: `ceph_str_hash_linux` over the key's UTF-8 bytes,
+/// `h ^ ((h & 0xff) << 24)`, then modulo 7877 (65521 above 7877 shards)
+/// and modulo the shard count. Stable across versions and platforms: it is
+/// part of the layout on the store (docs/layout.md,
+/// docs/decisions/0004-bucket-index-shards.md).
+pub(crate) fn shard_of(key: &str, shards: u32) -> u32 {
+    if shards <= 1 {
+        return 0;
+    }
+    // ceph_str_hash_linux: computed in an unsigned long, returned as an
+    // unsigned (32 bits); + and * wrap alike in either width
+    let mut h: u32 = 0;
+    for &c in key.as_bytes() {
+        let c = u32::from(c);
+        h = h.wrapping_add(c << 4).wrapping_add(c >> 4).wrapping_mul(11);
+    }
+    let h = h ^ ((h & 0xff) << 24);
+    let prime = if shards <= 7877 { 7877 } else { 65521 };
+    h % prime % shards
 }
 
 pub(crate) fn head(bucket_id: &str, key: &str) -> ObjectId {
@@ -75,7 +120,7 @@ mod tests {
     /// Every name the layout gives, as docs/layout.md documents it.
     #[test]
     fn names_follow_the_documented_layout() {
-        let cases: [(&str, ObjectId, (&str, &str, &str)); 12] = [
+        let cases: [(&str, ObjectId, (&str, &str, &str)); 15] = [
             ("user", user("alice"), (META, "users", "alice")),
             ("access key", key("AKIA0"), (META, "keys", "AKIA0")),
             (
@@ -91,9 +136,24 @@ mod tests {
                 (META, "uploads", "bucket.0123456789abcdef"),
             ),
             (
-                "bucket index",
-                index("0123456789abcdef"),
+                "bucket index of one shard",
+                index_shard("0123456789abcdef", 1, 0),
                 (INDEX, "", "0123456789abcdef"),
+            ),
+            (
+                "first index shard",
+                index_shard("0123456789abcdef", 11, 0),
+                (INDEX, "", "0123456789abcdef.0"),
+            ),
+            (
+                "last index shard",
+                index_shard("0123456789abcdef", 11, 10),
+                (INDEX, "", "0123456789abcdef.10"),
+            ),
+            (
+                "index shard of a key",
+                index_of("0123456789abcdef", 11, "photo.jpg"),
+                (INDEX, "", "0123456789abcdef.3"),
             ),
             ("head", head("b1", "photo.jpg"), (DATA, "", "b1/photo.jpg")),
             (
@@ -151,5 +211,64 @@ mod tests {
         let s = stripe(id, "ffee", 42);
         let parts: Vec<&str> = s.name.split('.').collect();
         assert_eq!(parts, [id, "ffee", "42"]);
+    }
+
+    /// The shard hash is radosgw's: these values are what Pacific's
+    /// `bucket_shard_index` gives (checked against radosgw 16.2.15's
+    /// index objects, docs/decisions/0004-bucket-index-shards.md). They
+    /// are part of the layout: a change would lose every key of every
+    /// sharded bucket.
+    #[test]
+    fn shard_hash_is_radosgws() {
+        let cases: [(&str, u32, u32); 10] = [
+            ("photo.jpg", 11, 3),
+            ("", 11, 0),
+            ("a", 11, 1),
+            ("obj-00000001", 11, 9),
+            ("é/ü", 11, 4),
+            ("myobjects_1", 11, 7),
+            ("photo.jpg", 2, 1),
+            ("a", 2, 1),
+            // above 7877 shards the first modulus is 65521
+            ("photo.jpg", 8000, 388),
+            ("a", 8000, 5124),
+        ];
+        for (key, shards, want) in cases {
+            assert_eq!(shard_of(key, shards), want, "{key:?} over {shards}");
+        }
+        for key in ["", "a", "photo.jpg"] {
+            assert_eq!(shard_of(key, 1), 0);
+            assert_eq!(shard_of(key, 0), 0);
+        }
+    }
+
+    /// Every key lands in a shard that exists, and common key shapes
+    /// spread evenly: no shard of 11 gets 5% more or less than its share of
+    /// 100,000 numbered keys, nor of 50,000 keys in 25,000 directories.
+    #[test]
+    fn shards_are_balanced() {
+        let numbered: Vec<String> = (0..100_000).map(|i| format!("obj-{i:08}")).collect();
+        let dirs: Vec<String> = (0..25_000)
+            .flat_map(|i| [format!("d{i:05}/x"), format!("d{i:05}/y")])
+            .collect();
+        for keys in [numbered, dirs] {
+            for shards in [2, 3, 11, 16] {
+                let mut counts = vec![0usize; shards as usize];
+                for k in &keys {
+                    let s = shard_of(k, shards);
+                    assert!(s < shards, "{k:?}");
+                    counts[s as usize] += 1;
+                }
+                let share = keys.len() as f64 / f64::from(shards);
+                for (n, &c) in counts.iter().enumerate() {
+                    let r = c as f64 / share;
+                    assert!(
+                        (0.95..=1.05).contains(&r),
+                        "shard {n} of {shards} holds {c} of {} keys",
+                        keys.len()
+                    );
+                }
+            }
+        }
     }
 }

@@ -62,6 +62,8 @@ pub struct GatewayOptions {
     /// How old an unfinished write's leftovers must be before the garbage
     /// collector removes them.
     pub gc_min_age: Duration,
+    /// Index shards of a bucket created from now on (at least 1).
+    pub bucket_index_shards: u32,
 }
 
 impl Default for GatewayOptions {
@@ -74,6 +76,7 @@ impl Default for GatewayOptions {
             metadata_cache_ttl: Duration::from_secs(1),
             metadata_notify_timeout: Duration::from_secs(5),
             gc_min_age: Duration::from_secs(3600),
+            bucket_index_shards: 11,
         }
     }
 }

@@ -1,12 +1,16 @@
-//! Bucket listings from the index: prefix, delimiter, start-after, max-keys.
+//! Bucket listings from the index: prefix, delimiter, start-after, max-keys,
+//! over the bucket's index shards merged in key order.
 
-use rsgw_store::{ReadOp, StoreError};
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use rsgw_store::{OMAP_MAX_PAGE, ObjectId, OmapPage, ReadOp, Store, StoreError};
 use serde::{Deserialize, Serialize};
 
 use crate::acl::Principal;
-use crate::buckets::BucketInfo;
+use crate::buckets::{BucketInfo, SHARD_CONCURRENCY};
 use crate::objects::ObjectMeta;
-use crate::{Gateway, GatewayError, GatewayResult, layout};
+use crate::{Gateway, GatewayError, GatewayResult};
 
 /// A bucket index entry: what a listing shows of an object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -75,6 +79,182 @@ fn past(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
 }
 
+/// How many entries to ask of each of `shards` shards when the listing may
+/// still take `want` entries: the shard's expected share of them, plus two
+/// standard deviations of that share and 2 more, so that a shard seldom
+/// runs dry before the page is full (keys spread over shards by hash, so a
+/// shard's share of the next `want` keys is about binomial). One shard is
+/// asked for exactly `want`. Never more than `want`, nor than one omap read
+/// returns. (docs/layout.md has the costs measured with it.)
+fn per_shard(want: u64, shards: usize) -> u64 {
+    let want = want.max(1);
+    let cap = want.min(OMAP_MAX_PAGE);
+    if shards <= 1 {
+        return cap;
+    }
+    let share = want.div_ceil(shards as u64);
+    // 2 sqrt(share), rounded up, in integers
+    let mut sd2 = 0;
+    while sd2 * sd2 < 4 * share {
+        sd2 += 1;
+    }
+    (share + sd2 + 2).min(cap)
+}
+
+/// One index shard in a merged listing.
+struct ShardCursor {
+    id: ObjectId,
+    /// Entries read and not consumed yet, all after the merge's position,
+    /// in key order.
+    buf: VecDeque<(String, Bytes)>,
+    /// Whether the shard holds nothing beyond `buf` (its last read said so).
+    done: bool,
+    /// Entries its last read asked for.
+    asked: u64,
+    /// Whether the listing consumed its whole buffer (rather than skipping
+    /// past it): its keys are denser here than the others', and the next
+    /// read asks for twice as many.
+    ran_dry: bool,
+}
+
+impl ShardCursor {
+    /// Whether the shard must be read before the merge can tell what
+    /// comes next.
+    fn needs_read(&self) -> bool {
+        self.buf.is_empty() && !self.done
+    }
+}
+
+/// The index shards of a bucket merged in key order: one sorted stream of
+/// the entries under `prefix` after a position, read a page per shard at a
+/// time (all shards that need a read at once), sized by [`per_shard`].
+struct MergedIndex<'a> {
+    store: &'a dyn Store,
+    prefix: &'a str,
+    shards: Vec<ShardCursor>,
+    /// Entries at or before this key are behind the listing.
+    after: String,
+}
+
+impl<'a> MergedIndex<'a> {
+    fn new(store: &'a dyn Store, shards: Vec<ObjectId>, prefix: &'a str, after: String) -> Self {
+        MergedIndex {
+            store,
+            prefix,
+            shards: shards
+                .into_iter()
+                .map(|id| ShardCursor {
+                    id,
+                    buf: VecDeque::new(),
+                    done: false,
+                    asked: 0,
+                    ran_dry: false,
+                })
+                .collect(),
+            after,
+        }
+    }
+
+    /// Moves the position forward to `after`: entries up to it are
+    /// skipped (a shard whose buffer empties is read again from there).
+    fn seek(&mut self, after: String) {
+        if after <= self.after {
+            return;
+        }
+        for s in &mut self.shards {
+            while s.buf.front().is_some_and(|(k, _)| *k <= after) {
+                s.buf.pop_front();
+            }
+            s.ran_dry = false;
+        }
+        self.after = after;
+    }
+
+    /// Reads every shard whose next entry is unknown, all at once (up to
+    /// [`SHARD_CONCURRENCY`]): `base` entries after the position, or, of a
+    /// shard that ran dry, twice its last read (at least `base`, at most
+    /// `cap`).
+    async fn fill(&mut self, base: u64, cap: u64) -> GatewayResult<()> {
+        let (store, prefix, after) = (self.store, self.prefix, self.after.as_str());
+        let mut reads = Vec::new();
+        for s in &mut self.shards {
+            if !s.needs_read() {
+                continue;
+            }
+            s.asked = if s.ran_dry {
+                (s.asked * 2).max(base).min(cap)
+            } else {
+                base
+            };
+            reads.push(read_shard(store, s, after, prefix));
+        }
+        let mut reads = reads.into_iter();
+        loop {
+            let batch: Vec<_> = reads.by_ref().take(SHARD_CONCURRENCY).collect();
+            if batch.is_empty() {
+                return Ok(());
+            }
+            futures::future::try_join_all(batch).await?;
+        }
+    }
+
+    /// The next entry in key order, the listing being able to take `want`
+    /// more entries (a hint for the size of the reads); `None` at the end.
+    async fn next(&mut self, want: u64) -> GatewayResult<Option<(String, Bytes)>> {
+        let base = per_shard(want, self.shards.len());
+        self.fill(base, want.clamp(1, OMAP_MAX_PAGE)).await?;
+        let Some(s) = self
+            .shards
+            .iter_mut()
+            .filter(|s| !s.buf.is_empty())
+            .min_by(|a, b| {
+                a.buf
+                    .front()
+                    .map(|e| &e.0)
+                    .cmp(&b.buf.front().map(|e| &e.0))
+            })
+        else {
+            return Ok(None);
+        };
+        let Some(entry) = s.buf.pop_front() else {
+            return Ok(None);
+        };
+        s.ran_dry = s.needs_read();
+        self.after.clone_from(&entry.0);
+        Ok(Some(entry))
+    }
+
+    /// Whether any entry follows the position (a shard with nothing
+    /// buffered is asked for one entry only if no other shows one).
+    async fn more(&mut self) -> GatewayResult<bool> {
+        if self.shards.iter().any(|s| !s.buf.is_empty()) {
+            return Ok(true);
+        }
+        self.fill(1, 1).await?;
+        Ok(self.shards.iter().any(|s| !s.buf.is_empty()))
+    }
+}
+
+/// Reads the next page of one shard (`s.asked` entries under `prefix`
+/// after `after`) into its buffer.
+async fn read_shard(
+    store: &dyn Store,
+    s: &mut ShardCursor,
+    after: &str,
+    prefix: &str,
+) -> GatewayResult<()> {
+    let page: OmapPage = store
+        .read(&s.id, ReadOp::new().omap(after, prefix, s.asked))
+        .await?
+        .omap
+        .unwrap_or_default();
+    s.done = !page.more;
+    #[cfg(test)]
+    tests::count_read(page.entries.len());
+    s.buf.extend(page.entries);
+    Ok(())
+}
+
 impl Gateway {
     /// Lists a bucket `who` may read.
     pub async fn list_objects(
@@ -100,70 +280,60 @@ impl Gateway {
         }
     }
 
-    /// Lists the index of the bucket `info` describes.
+    /// Lists the index of the bucket `info` describes, its shards merged.
     async fn list_index(&self, info: &BucketInfo, p: &ListParams) -> GatewayResult<ListResult> {
-        let index = layout::index(&info.id);
         let mut out = ListResult::default();
         // max-keys 0 asks for nothing: an empty page that is not truncated
         // (as S3 answers; truncated, it would have no marker to resume at)
         if p.max_keys == 0 {
             return Ok(out);
         }
-        let mut after = if p.start_after.as_str() < p.prefix.as_str() {
+        let after = if p.start_after.as_str() < p.prefix.as_str() {
             String::new()
         } else {
             p.start_after.clone()
         };
+        let mut index = MergedIndex::new(&*self.store, info.index_shards(), &p.prefix, after);
         let delim = p.delimiter.as_deref().filter(|d| !d.is_empty());
-        let full = |out: &ListResult| out.entries.len() + out.common_prefixes.len() >= p.max_keys;
-        'pages: loop {
-            let page = self
-                .store
-                .read(
-                    &index,
-                    ReadOp::new().omap(after.clone(), p.prefix.clone(), 1000),
-                )
-                .await?
-                .omap
-                .unwrap_or_default();
-            for (key, value) in &page.entries {
-                if full(&out) {
-                    out.is_truncated = true;
-                    break 'pages;
-                }
-                if let Some(d) = delim
-                    && let Some(pos) = key[p.prefix.len()..].find(d)
-                {
-                    let cp = key[..p.prefix.len() + pos + d.len()].to_string();
-                    // skip the keys under the prefix: past(cp) is after all
-                    // but those going on with U+10FFFF, and then this key is
-                    // (reading again from past(cp) would find it forever)
-                    after = past(&cp).max(key.clone());
-                    // a prefix at or before the marker was returned by an
-                    // earlier page (the marker may be the prefix itself);
-                    // one just returned is met again after such a key
-                    if cp.as_str() > p.start_after.as_str()
-                        && out.common_prefixes.last() != Some(&cp)
-                    {
-                        out.next_marker = Some(cp.clone());
-                        out.common_prefixes.push(cp);
-                    }
-                    continue 'pages;
-                }
-                let e: IndexEntry = serde_json::from_slice(value)?;
-                out.next_marker = Some(key.clone());
-                out.entries.push(ListEntry {
-                    key: key.clone(),
-                    size: e.size,
-                    etag: e.etag,
-                    mtime: e.mtime,
-                    owner: e.owner,
-                });
-                after.clone_from(key);
-            }
-            if !page.more {
+        loop {
+            let taken = out.entries.len() + out.common_prefixes.len();
+            if taken >= p.max_keys {
+                // truncated only if something follows
+                out.is_truncated = index.more().await?;
                 break;
             }
+            // room for the rest of the page and one more, which tells
+            // whether the page is truncated
+            let want = (p.max_keys - taken) as u64 + 1;
+            let Some((key, value)) = index.next(want).await? else {
+                break;
+            };
+            if let Some(d) = delim
+                && let Some(pos) = key[p.prefix.len()..].find(d)
+            {
+                let cp = key[..p.prefix.len() + pos + d.len()].to_string();
+                // skip the keys under the prefix: past(cp) is after all
+                // but those going on with U+10FFFF, and then this key is
+                // (reading again from past(cp) would find it forever)
+                index.seek(past(&cp));
+                // a prefix at or before the marker was returned by an
+                // earlier page (the marker may be the prefix itself);
+                // one just returned is met again after such a key
+                if cp.as_str() > p.start_after.as_str() && out.common_prefixes.last() != Some(&cp) {
+                    out.next_marker = Some(cp.clone());
+                    out.common_prefixes.push(cp);
+                }
+                continue;
+            }
+            let e: IndexEntry = serde_json::from_slice(&value)?;
+            out.next_marker = Some(key.clone());
+            out.entries.push(ListEntry {
+                key,
+                size: e.size,
+                etag: e.etag,
+                mtime: e.mtime,
+                owner: e.owner,
+            });
         }
         if !out.is_truncated {
             out.next_marker = None;
@@ -171,31 +341,32 @@ impl Gateway {
         Ok(out)
     }
 
-    /// Number of objects and bytes in a bucket (reads the whole index).
+    /// Number of objects and bytes in a bucket: every index shard read to
+    /// its end, one after the other, and summed.
     pub async fn bucket_usage(&self, bucket: &str) -> GatewayResult<(u64, u64)> {
         let info = self.bucket_info(bucket).await?;
         let (mut objects, mut bytes) = (0, 0);
-        let mut after = String::new();
-        loop {
-            let page = self
-                .store
-                .read(
-                    &layout::index(&info.id),
-                    ReadOp::new().omap(after.clone(), "", 1000),
-                )
-                .await?
-                .omap
-                .unwrap_or_default();
-            for (key, value) in &page.entries {
-                let e: IndexEntry = serde_json::from_slice(value)?;
-                objects += 1;
-                bytes += e.size;
-                after.clone_from(key);
-            }
-            if !page.more {
-                return Ok((objects, bytes));
+        for shard in info.index_shards() {
+            let mut after = String::new();
+            loop {
+                let page = self
+                    .store
+                    .read(&shard, ReadOp::new().omap(after.clone(), "", 1000))
+                    .await?
+                    .omap
+                    .unwrap_or_default();
+                for (key, value) in &page.entries {
+                    let e: IndexEntry = serde_json::from_slice(value)?;
+                    objects += 1;
+                    bytes += e.size;
+                    after.clone_from(key);
+                }
+                if !page.more {
+                    break;
+                }
             }
         }
+        Ok((objects, bytes))
     }
 }
 
@@ -205,34 +376,56 @@ mod tests {
     use rsgw_store::WriteOp;
 
     use super::*;
-    use crate::testutil::{Fixture, owner, small_opts};
+    use crate::layout;
+    use crate::testutil::{Fixture, OWNER, owner, small_opts};
 
-    /// A bucket whose index lists `keys` (written straight into the index:
-    /// listings read nothing else). Entry sizes are the keys' positions.
-    async fn bucket_listing(keys: &[&str]) -> Fixture {
-        let (f, id) = Fixture::with_bucket(small_opts(), "list").await;
-        write_index(&f, &id, keys.iter().map(std::string::ToString::to_string)).await;
+    /// Shard counts every listing test runs over: one (the index of
+    /// buckets made before shards), a few, and the default.
+    const SHARD_COUNTS: [u32; 3] = [1, 2, 11];
+
+    fn with_shards(shards: u32) -> crate::GatewayOptions {
+        crate::GatewayOptions {
+            bucket_index_shards: shards,
+            ..small_opts()
+        }
+    }
+
+    /// A bucket "list" of `shards` index shards listing `keys` (written
+    /// straight into the index: listings read nothing else). Entry sizes
+    /// are the keys' positions.
+    async fn bucket_listing(shards: u32, keys: &[&str]) -> Fixture {
+        let (f, _) = Fixture::with_bucket(with_shards(shards), "list").await;
+        write_index(
+            &f,
+            "list",
+            keys.iter().map(std::string::ToString::to_string),
+        )
+        .await;
         f
     }
 
-    async fn write_index(f: &Fixture, id: &str, keys: impl Iterator<Item = String>) {
-        let entries: Vec<(String, Bytes)> = keys
-            .enumerate()
-            .map(|(i, k)| {
-                let e = IndexEntry {
-                    size: i as u64,
-                    etag: format!("etag{i}"),
-                    mtime: 1000.0 + i as f64,
-                    owner: "alice".into(),
-                };
-                (k, Bytes::from(serde_json::to_vec(&e).expect("json")))
-            })
-            .collect();
-        for chunk in entries.chunks(1000) {
-            f.gw.store()
-                .write(&layout::index(id), WriteOp::new().omap_set(chunk.to_vec()))
-                .await
-                .expect("index");
+    /// Writes index entries for `keys` into the shards of `bucket`.
+    async fn write_index(f: &Fixture, bucket: &str, keys: impl Iterator<Item = String>) {
+        let info = f.gw.bucket_info(bucket).await.expect("bucket");
+        let mut shards: std::collections::BTreeMap<ObjectId, Vec<(String, Bytes)>> =
+            std::collections::BTreeMap::new();
+        for (i, k) in keys.enumerate() {
+            let e = IndexEntry {
+                size: i as u64,
+                etag: format!("etag{i}"),
+                mtime: 1000.0 + i as f64,
+                owner: "alice".into(),
+            };
+            let v = Bytes::from(serde_json::to_vec(&e).expect("json"));
+            shards.entry(info.index_of(&k)).or_default().push((k, v));
+        }
+        for (id, entries) in shards {
+            for chunk in entries.chunks(1000) {
+                f.gw.store()
+                    .write(&id, WriteOp::new().omap_set(chunk.to_vec()))
+                    .await
+                    .expect("index");
+            }
         }
     }
 
@@ -300,7 +493,13 @@ mod tests {
     /// StartAfter or the decoded continuation token), max-keys.
     #[tokio::test]
     async fn listing_table() {
-        let f = bucket_listing(KEYS).await;
+        for shards in SHARD_COUNTS {
+            listing_table_on(shards).await;
+        }
+    }
+
+    async fn listing_table_on(shards: u32) {
+        let f = bucket_listing(shards, KEYS).await;
         let slash = Some("/");
         let cases = [
             case(params("", None, "", 1000), KEYS, &[]),
@@ -399,17 +598,18 @@ mod tests {
         ];
         for c in &cases {
             let r = list(&f, &c.p).await;
-            assert_eq!(keys(&r), c.keys, "keys of {:?}", c.p);
-            assert_eq!(r.common_prefixes, c.prefixes, "prefixes of {:?}", c.p);
-            assert_eq!(r.is_truncated, c.truncated, "truncation of {:?}", c.p);
-            assert_eq!(r.next_marker.as_deref(), c.next, "next marker of {:?}", c.p);
+            let what = format!("{:?} over {shards} shards", c.p);
+            assert_eq!(keys(&r), c.keys, "keys of {what}");
+            assert_eq!(r.common_prefixes, c.prefixes, "prefixes of {what}");
+            assert_eq!(r.is_truncated, c.truncated, "truncation of {what}");
+            assert_eq!(r.next_marker.as_deref(), c.next, "next marker of {what}");
         }
     }
 
     /// Entries carry what the index holds for them.
     #[tokio::test]
     async fn entries_carry_index_values() {
-        let f = bucket_listing(&["x", "y"]).await;
+        let f = bucket_listing(11, &["x", "y"]).await;
         let r = list(&f, &params("", None, "", 1000)).await;
         assert_eq!(
             r.entries,
@@ -436,14 +636,22 @@ mod tests {
     /// marker, add up to the one-page listing, with nothing repeated.
     #[tokio::test]
     async fn pages_add_up_to_the_whole_listing() {
-        let f = bucket_listing(KEYS).await;
+        for shards in SHARD_COUNTS {
+            pages_add_up_on(shards).await;
+        }
+    }
+
+    async fn pages_add_up_on(shards: u32) {
+        let f = bucket_listing(shards, KEYS).await;
         for prefix in ["", "a", "a/", "c/", "e/f/"] {
             for delimiter in [None, Some("/"), Some("/1")] {
                 let whole = list(&f, &params(prefix, delimiter, "", 1000)).await;
                 assert!(!whole.is_truncated);
                 for max in 1..=12 {
-                    let what =
-                        format!("prefix {prefix:?}, delimiter {delimiter:?}, pages of {max}");
+                    let what = format!(
+                        "prefix {prefix:?}, delimiter {delimiter:?}, pages of {max}, \
+                         {shards} shards"
+                    );
                     let (mut got_keys, mut got_prefixes) = (Vec::new(), Vec::new());
                     let mut marker = String::new();
                     for _ in 0..=KEYS.len() {
@@ -475,11 +683,17 @@ mod tests {
     /// a delimiter.
     #[tokio::test]
     async fn listings_span_omap_pages() {
-        let (f, id) = Fixture::with_bucket(small_opts(), "list").await;
+        for shards in SHARD_COUNTS {
+            listings_span_omap_pages_on(shards).await;
+        }
+    }
+
+    async fn listings_span_omap_pages_on(shards: u32) {
+        let (f, _) = Fixture::with_bucket(with_shards(shards), "list").await;
         // 2100 plain keys, and 1200 directories of two keys each
         let plain = (0..2100).map(|i| format!("k{i:05}"));
         let dirs = (0..1200).flat_map(|i| [format!("d{i:05}/x"), format!("d{i:05}/y")]);
-        write_index(&f, &id, plain.chain(dirs)).await;
+        write_index(&f, "list", plain.chain(dirs)).await;
 
         let r = list(&f, &params("k", None, "", 1000)).await;
         assert_eq!(r.entries.len(), 1000);
@@ -514,8 +728,14 @@ mod tests {
     /// is listed once, and the listing ends.
     #[tokio::test]
     async fn highest_code_point_after_a_delimiter() {
-        let f =
-            bucket_listing(&["a/b", "a/\u{10FFFF}", "a/\u{10FFFF}x", "a/\u{10FFFF}y", "b"]).await;
+        for shards in SHARD_COUNTS {
+            highest_code_point_on(shards).await;
+        }
+    }
+
+    async fn highest_code_point_on(shards: u32) {
+        let names = ["a/b", "a/\u{10FFFF}", "a/\u{10FFFF}x", "a/\u{10FFFF}y", "b"];
+        let f = bucket_listing(shards, &names).await;
         let cases = [
             case(params("", Some("/"), "", 1000), &["b"], &["a/"]),
             case(params("", Some("/"), "a/", 1000), &["b"], &[]),
@@ -552,15 +772,446 @@ mod tests {
         }
     }
 
-    /// Bucket usage counts every index entry, past one omap page.
+    /// Bucket usage counts every index entry of every shard, past one omap
+    /// page.
     #[tokio::test]
     async fn usage_counts_the_whole_index() {
-        let (f, id) = Fixture::with_bucket(small_opts(), "list").await;
-        write_index(&f, &id, (0..1500).map(|i| format!("k{i:05}"))).await;
-        // sizes are 0..1500
-        assert_eq!(
-            f.gw.bucket_usage("list").await.expect("usage"),
-            (1500, 1499 * 1500 / 2)
-        );
+        for shards in SHARD_COUNTS {
+            let (f, _) = Fixture::with_bucket(with_shards(shards), "list").await;
+            write_index(&f, "list", (0..1500).map(|i| format!("k{i:05}"))).await;
+            // sizes are 0..1500
+            assert_eq!(
+                f.gw.bucket_usage("list").await.expect("usage"),
+                (1500, 1499 * 1500 / 2),
+                "{shards} shards"
+            );
+        }
+    }
+
+    thread_local! {
+        /// Index shard reads made by listings on this thread, and the
+        /// entries they returned: the tests' measure of a listing's cost.
+        static SHARD_READS: std::cell::Cell<(u64, u64)> =
+            const { std::cell::Cell::new((0, 0)) };
+    }
+
+    pub(super) fn count_read(entries: usize) {
+        SHARD_READS.with(|c| {
+            let (reads, n) = c.get();
+            c.set((reads + 1, n + entries as u64));
+        });
+    }
+
+    /// The shard reads and entries read by `list` (on this thread).
+    async fn cost_of(f: &Fixture, bucket: &str, p: &ListParams) -> (ListResult, u64, u64) {
+        SHARD_READS.with(|c| c.set((0, 0)));
+        let r =
+            f.gw.list_objects(&owner(), bucket, p)
+                .await
+                .unwrap_or_else(|e| panic!("list {p:?}: {e}"));
+        let (reads, entries) = SHARD_READS.with(std::cell::Cell::get);
+        (r, reads, entries)
+    }
+
+    /// The listing as it was before index shards, kept verbatim as the
+    /// oracle: pages of 1000 omap entries of one index object, one more
+    /// read after each common prefix.
+    async fn single_index_listing(
+        store: &dyn Store,
+        index: &ObjectId,
+        p: &ListParams,
+    ) -> GatewayResult<ListResult> {
+        let mut out = ListResult::default();
+        if p.max_keys == 0 {
+            return Ok(out);
+        }
+        let mut after = if p.start_after.as_str() < p.prefix.as_str() {
+            String::new()
+        } else {
+            p.start_after.clone()
+        };
+        let delim = p.delimiter.as_deref().filter(|d| !d.is_empty());
+        let full = |out: &ListResult| out.entries.len() + out.common_prefixes.len() >= p.max_keys;
+        'pages: loop {
+            let page = store
+                .read(
+                    index,
+                    ReadOp::new().omap(after.clone(), p.prefix.clone(), 1000),
+                )
+                .await?
+                .omap
+                .unwrap_or_default();
+            for (key, value) in &page.entries {
+                if full(&out) {
+                    out.is_truncated = true;
+                    break 'pages;
+                }
+                if let Some(d) = delim
+                    && let Some(pos) = key[p.prefix.len()..].find(d)
+                {
+                    let cp = key[..p.prefix.len() + pos + d.len()].to_string();
+                    after = past(&cp).max(key.clone());
+                    if cp.as_str() > p.start_after.as_str()
+                        && out.common_prefixes.last() != Some(&cp)
+                    {
+                        out.next_marker = Some(cp.clone());
+                        out.common_prefixes.push(cp);
+                    }
+                    continue 'pages;
+                }
+                let e: IndexEntry = serde_json::from_slice(value)?;
+                out.next_marker = Some(key.clone());
+                out.entries.push(ListEntry {
+                    key: key.clone(),
+                    size: e.size,
+                    etag: e.etag,
+                    mtime: e.mtime,
+                    owner: e.owner,
+                });
+                after.clone_from(key);
+            }
+            if !page.more {
+                break;
+            }
+        }
+        if !out.is_truncated {
+            out.next_marker = None;
+        }
+        Ok(out)
+    }
+
+    /// SplitMix64: the property tests' random numbers, reproducible from
+    /// the seed their failures print.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+        fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
+            &from[self.below(from.len())]
+        }
+    }
+
+    /// `RSGW_TEST_SEED` if set (to replay a failure), else the clock.
+    fn seed() -> u64 {
+        std::env::var("RSGW_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64)
+            })
+    }
+
+    /// Random keys over a small alphabet, so that prefixes, delimiters and
+    /// markers meet often: separators, a two-byte and a four-byte
+    /// character, and U+10FFFF (the listing's "past a prefix" bound).
+    fn random_key(rng: &mut Rng) -> String {
+        const PIECES: [&str; 9] = ["a", "b", "c", "/", "/", "-", "é", "\u{10FFFF}", "1"];
+        let len = 1 + rng.below(6);
+        (0..len).map(|_| *rng.pick(&PIECES)).collect()
+    }
+
+    /// A prefix, marker or delimiter drawn from the keys (a piece of one)
+    /// or made up.
+    fn random_bound(rng: &mut Rng, keys: &[String]) -> String {
+        match (rng.below(5), keys.is_empty()) {
+            (0, _) | (_, true) => String::new(),
+            (1, false) => rng.pick(keys).clone(),
+            (2, false) => {
+                let k = rng.pick(keys);
+                let cut = rng.below(k.len() + 1);
+                let cut = (0..=cut)
+                    .rev()
+                    .find(|&i| k.is_char_boundary(i))
+                    .unwrap_or(0);
+                k[..cut].to_string()
+            }
+            (3, false) => format!("{}\u{10FFFF}", rng.pick(keys)),
+            _ => random_key(rng),
+        }
+    }
+
+    fn random_params(rng: &mut Rng, keys: &[String]) -> ListParams {
+        const DELIMITERS: [Option<&str>; 7] = [
+            None,
+            None,
+            Some("/"),
+            Some("/"),
+            Some("a"),
+            Some("/1"),
+            Some(""),
+        ];
+        const MAX_KEYS: [usize; 10] = [0, 1, 2, 3, 5, 8, 13, 50, 100, 1000];
+        let prefix = if rng.below(2) == 0 {
+            String::new()
+        } else {
+            random_bound(rng, keys)
+        };
+        ListParams {
+            prefix,
+            delimiter: rng.pick(&DELIMITERS).map(String::from),
+            start_after: random_bound(rng, keys),
+            max_keys: *rng.pick(&MAX_KEYS),
+        }
+    }
+
+    /// Property: a bucket of 2, 3, 11 or 16 index shards lists exactly
+    /// what the same keys in one index object list, and what the listing
+    /// listed before shards existed (the oracle above), for random keys
+    /// and random prefix, delimiter, marker and max-keys; and paging
+    /// through with each page's next marker gives the same pages.
+    #[tokio::test]
+    async fn sharded_listings_are_the_single_index_listing() {
+        let seed = seed();
+        let mut rng = Rng(seed);
+        for round in 0..6 {
+            let f = Fixture::new(small_opts()).await;
+            let mut names: Vec<String> =
+                (0..rng.below(600)).map(|_| random_key(&mut rng)).collect();
+            names.sort();
+            names.dedup();
+            let counts = [1u32, 2, 3, 11, 16];
+            for shards in counts {
+                let gw = Gateway::new(f.gw.store().clone(), with_shards(shards));
+                gw.create_bucket(OWNER, &format!("shards{shards}"), crate::CannedAcl::Private)
+                    .await
+                    .expect("bucket");
+                write_index(&f, &format!("shards{shards}"), names.iter().cloned()).await;
+            }
+            let single =
+                f.gw.bucket_info("shards1")
+                    .await
+                    .expect("bucket")
+                    .index_shards();
+            assert_eq!(single.len(), 1);
+            for _ in 0..80 {
+                let mut p = random_params(&mut rng, &names);
+                for pages in 0..4 {
+                    let what = format!("seed {seed} round {round}, {} keys, {p:?}", names.len());
+                    let want = single_index_listing(&**f.gw.store(), &single[0], &p)
+                        .await
+                        .expect("oracle");
+                    for shards in counts {
+                        let got =
+                            f.gw.list_objects(&owner(), &format!("shards{shards}"), &p)
+                                .await
+                                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                        assert_eq!(got, want, "{shards} shards, page {pages} of {what}");
+                    }
+                    let Some(next) = want.next_marker.clone() else {
+                        break;
+                    };
+                    p.start_after = next;
+                }
+            }
+        }
+    }
+
+    /// A bucket made before index shards existed: its record has no shard
+    /// count and its index is the object named by its id. It reads as one
+    /// shard, and every index user keeps working on that object.
+    #[tokio::test]
+    async fn buckets_from_before_shards_keep_their_index() {
+        let f = Fixture::new(small_opts()).await;
+        let id = "00000000000000000000000000000abc";
+        let record = serde_json::json!({
+            "name": "old", "id": id, "owner": OWNER, "created": 1.0, "acl": "private",
+        });
+        let store = f.gw.store();
+        store
+            .write(
+                &layout::index_shard(id, 1, 0),
+                WriteOp::new().create_exclusive(),
+            )
+            .await
+            .expect("index");
+        store
+            .write(
+                &layout::bucket("old"),
+                WriteOp::new()
+                    .create_exclusive()
+                    .write_full(Bytes::from(record.to_string())),
+            )
+            .await
+            .expect("record");
+        store
+            .write(
+                &layout::user(OWNER),
+                WriteOp::new().omap_set([("old", Bytes::new())]),
+            )
+            .await
+            .expect("user");
+        let info = f.gw.bucket_info("old").await.expect("bucket");
+        assert_eq!(info.index_shards, 1);
+        assert_eq!(info.index_shards(), [ObjectId::new(layout::INDEX, id)]);
+        for k in ["a", "b/c", "d"] {
+            f.gw.put_object(
+                &owner(),
+                "old",
+                k,
+                Default::default(),
+                crate::testutil::body(b"xy", 1),
+            )
+            .await
+            .expect("put");
+        }
+        f.gw.delete_object(&owner(), "old", "d")
+            .await
+            .expect("delete");
+        let r =
+            f.gw.list_objects(&owner(), "old", &params("", Some("/"), "", 1000))
+                .await
+                .expect("list");
+        assert_eq!(keys(&r), ["a"]);
+        assert_eq!(r.common_prefixes, ["b/"]);
+        // the entries are in the old index object, nowhere else
+        let page = store
+            .read(
+                &ObjectId::new(layout::INDEX, id),
+                ReadOp::new().omap("", "", 10),
+            )
+            .await
+            .expect("index")
+            .omap
+            .unwrap_or_default();
+        let listed: Vec<&str> = page.entries.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(listed, ["a", "b/c"]);
+        assert_eq!(f.gw.bucket_usage("old").await.expect("usage"), (2, 4));
+        assert!(matches!(
+            f.gw.delete_bucket(&owner(), "old").await,
+            Err(GatewayError::BucketNotEmpty)
+        ));
+        for k in ["a", "b/c"] {
+            f.gw.delete_object(&owner(), "old", k)
+                .await
+                .expect("delete");
+        }
+        f.gw.delete_bucket(&owner(), "old")
+            .await
+            .expect("delete bucket");
+        assert!(!f.exists(&ObjectId::new(layout::INDEX, id)).await);
+    }
+
+    /// What a listing costs in index reads, one shard against the default
+    /// 11: a page of 1000 keys asks each shard for about its share, not
+    /// for the whole page (11,011 entries), and each shard is read once a
+    /// page. Prints one CSV row per case and shard count
+    /// (`case,shards,pages,reads,entries_read,listed`): the data of
+    /// docs/perf/shards/list-cost.csv (benches/shards.sh).
+    #[tokio::test]
+    async fn listing_cost() {
+        let numbered: Vec<String> = (0..5000).map(|i| format!("obj-{i:08}")).collect();
+        let mut rng = Rng(7);
+        let mut random: Vec<String> = (0..5000).map(|_| format!("{:016x}", rng.next())).collect();
+        random.sort();
+        let big_dirs: Vec<String> = (0..300)
+            .flat_map(|d| (0..20).map(move |i| format!("dir{d:04}/obj{i:02}")))
+            .collect();
+        let small_dirs: Vec<String> = (0..2000)
+            .flat_map(|d| [format!("d{d:05}/x"), format!("d{d:05}/y")])
+            .collect();
+        // name, keys, first page, whether to page to the end, and the most
+        // entries 11 shards may read against one (none: not bounded)
+        type Case<'a> = (&'a str, &'a [String], ListParams, bool, Option<f64>);
+        let slash = Some("/");
+        let cases: [Case; 7] = [
+            (
+                "first page of 1000, numbered keys",
+                &numbered,
+                params("", None, "", 1000),
+                false,
+                Some(1.3),
+            ),
+            (
+                "all by 1000, numbered keys",
+                &numbered,
+                params("", None, "", 1000),
+                true,
+                Some(1.3),
+            ),
+            (
+                "all by 1000, random keys",
+                &random,
+                params("", None, "", 1000),
+                true,
+                Some(1.3),
+            ),
+            (
+                "all by 100, random keys",
+                &random,
+                params("", None, "", 100),
+                true,
+                Some(2.5),
+            ),
+            (
+                "page of 1, numbered keys",
+                &numbered,
+                params("", None, "obj-00001000", 1),
+                false,
+                None,
+            ),
+            (
+                "all by 1000, delimiter, 300 dirs of 20 keys",
+                &big_dirs,
+                params("", slash, "", 1000),
+                true,
+                Some(1.1),
+            ),
+            (
+                "all by 1000, delimiter, 2000 dirs of 2 keys",
+                &small_dirs,
+                params("", slash, "", 1000),
+                true,
+                Some(1.1),
+            ),
+        ];
+        println!("case,shards,pages,reads,entries_read,listed");
+        let mut one_shard = Vec::new();
+        for shards in [1, 11] {
+            for (i, (name, names, p, whole, bound)) in cases.iter().enumerate() {
+                let (f, _) = Fixture::with_bucket(with_shards(shards), "list").await;
+                write_index(&f, "list", names.iter().cloned()).await;
+                let (mut pages, mut reads, mut read, mut listed) = (0u64, 0, 0, 0);
+                let mut p = p.clone();
+                loop {
+                    let (r, n, e) = cost_of(&f, "list", &p).await;
+                    pages += 1;
+                    reads += n;
+                    read += e;
+                    listed += (r.entries.len() + r.common_prefixes.len()) as u64;
+                    match r.next_marker {
+                        Some(next) if *whole => p.start_after = next,
+                        _ => break,
+                    }
+                }
+                println!("{name},{shards},{pages},{reads},{read},{listed}");
+                if shards == 1 {
+                    one_shard.push((read, listed));
+                    continue;
+                }
+                let (read1, listed1) = one_shard[i];
+                assert_eq!(listed, listed1, "{name}");
+                if let Some(bound) = bound {
+                    assert!(
+                        read as f64 <= read1 as f64 * bound,
+                        "{name}: {read} entries read against {read1}"
+                    );
+                }
+                // a flat listing reads each shard once a page, seldom twice
+                if p.delimiter.is_none() {
+                    assert!(reads <= pages * 11 + 4, "{name}: {reads} reads");
+                }
+            }
+        }
     }
 }

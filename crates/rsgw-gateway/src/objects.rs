@@ -556,7 +556,7 @@ impl Gateway {
         match self
             .store
             .write(
-                &layout::index(&info.id),
+                &info.index_of(key),
                 WriteOp::new().assert_exists().omap_set([(key, entry)]),
             )
             .await
@@ -855,7 +855,7 @@ impl Gateway {
     async fn unindex(&self, info: &BucketInfo, key: &str) -> GatewayResult<()> {
         match self
             .store
-            .write(&layout::index(&info.id), WriteOp::new().omap_rm([key]))
+            .write(&info.index_of(key), WriteOp::new().omap_rm([key]))
             .await
         {
             Ok(_) | Err(StoreError::NotFound) => Ok(()),

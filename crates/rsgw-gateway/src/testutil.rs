@@ -21,7 +21,8 @@ pub(crate) struct Fixture {
 }
 
 /// Small sizes, so that a few bytes already make heads, tails and stripes:
-/// 8-byte heads, 4-byte stripes, 5-byte minimum parts.
+/// 8-byte heads, 4-byte stripes, 5-byte minimum parts; buckets get the
+/// default 11 index shards.
 pub(crate) fn small_opts() -> GatewayOptions {
     GatewayOptions {
         chunk_size: 8,
@@ -31,6 +32,7 @@ pub(crate) fn small_opts() -> GatewayOptions {
         metadata_cache_ttl: Duration::from_secs(5),
         metadata_notify_timeout: Duration::from_secs(5),
         gc_min_age: Duration::from_secs(3600),
+        bucket_index_shards: 11,
     }
 }
 
@@ -84,12 +86,17 @@ impl Fixture {
 
     /// Names of every object in the data pool, sorted.
     pub(crate) async fn data_objects(&self) -> Vec<String> {
+        self.pool_objects(layout::DATA).await
+    }
+
+    /// Names of every object in `pool`, sorted.
+    pub(crate) async fn pool_objects(&self, pool: &str) -> Vec<String> {
         let mut lister = self
             .gw
             .store
-            .list_objects(layout::DATA, NamespaceFilter::All)
+            .list_objects(pool, NamespaceFilter::All)
             .await
-            .expect("list data pool");
+            .expect("list pool");
         let mut names = Vec::new();
         loop {
             let page = lister.next_page(1000).await.expect("list page");

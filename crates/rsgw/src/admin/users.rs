@@ -171,6 +171,7 @@ pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
                     "owner": info.owner,
                     "created": info.created,
                     "acl": info.acl.as_str(),
+                    "num_shards": info.index_shards,
                     "num_objects": objects,
                     "size_bytes": bytes,
                 })

@@ -1950,6 +1950,7 @@ mod tests {
             owner: "alice".into(),
             created: 0.0,
             acl: CannedAcl::PublicReadWrite,
+            index_shards: 1,
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

@@ -173,9 +173,11 @@ pub struct AbTestArgs {
     #[arg(long, default_value_t = 2)]
     pub warmup: u64,
     /// Start each side's gateways once and keep them running, alternating
-    /// the load between them, instead of a fresh start per trial: faster,
-    /// but what differs between two starts of one configuration is then
-    /// not sampled, and an A/A test may find a difference.
+    /// the load between them, instead of a fresh start per trial; each side
+    /// first runs one discarded trial (--warmup plus --duration seconds of
+    /// load). Faster, but what differs between two starts of one
+    /// configuration is then not sampled, and an A/A test may find a
+    /// difference.
     #[arg(long)]
     pub keep_running: bool,
     /// The smallest difference that matters, in percent: a metric with no
@@ -964,6 +966,18 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
             let r = start(i, &format!("{}-kept", sides[i].side.to_lowercase()))?;
             works[i].setup(&cx, &r)?;
             kept[i] = Some(r);
+        }
+        // every later trial meets a gateway that has run before: so does
+        // the first, after one discarded trial
+        for (i, r) in kept.iter().enumerate() {
+            if let Some(r) = r {
+                eprintln!(
+                    "[warm-up] {}: {} s of load, discarded",
+                    sides[i].side,
+                    args.warmup + args.duration
+                );
+                works[i].run(&cx, r, args.warmup + args.duration)?;
+            }
         }
     }
     let last = [

@@ -127,21 +127,23 @@ impl Launcher {
         for (i, cpus) in cpusets.iter().enumerate() {
             let port = port + 2 * i as u16;
             let log = self.dir.join(format!("{tag}-{i}.log"));
-            let (cmd, probe) = match spec.gateway {
+            // ready: rsgw's /health answers 200 and its S3 port answers at
+            // all (the admin listener can come up first); radosgw's / 200
+            let (cmd, probes) = match spec.gateway {
                 Gateway::Rsgw => (
                     self.rsgw_command(spec, &sets, cpus, port),
-                    (port + 1, "/health"),
+                    vec![(port + 1, "/health", true), (port, "/", false)],
                 ),
                 Gateway::Radosgw => (
                     self.radosgw_command(spec, &sets, cpus, port, &log, tag, i)?,
-                    (port, "/"),
+                    vec![(port, "/", true)],
                 ),
             };
             let child = spawn(cmd, &log)?;
             running.children.push(child);
             running.logs.push(log);
             running.endpoints.push(format!("http://127.0.0.1:{port}"));
-            if let Err(e) = running.wait_ready(i, probe.0, probe.1, self.ready_timeout) {
+            if let Err(e) = running.wait_ready(i, &probes, self.ready_timeout) {
                 running.stop();
                 return Err(e);
             }
@@ -223,11 +225,12 @@ fn spawn(mut cmd: Command, log: &Path) -> Result<Child, String> {
 }
 
 impl Running {
+    /// Waits until every probe `(port, path, ok_only)` answers: 200 when
+    /// `ok_only`, any HTTP status otherwise.
     fn wait_ready(
         &mut self,
         i: usize,
-        port: u16,
-        path: &str,
+        probes: &[(u16, &str, bool)],
         timeout: Duration,
     ) -> Result<(), String> {
         let deadline = Instant::now() + timeout;
@@ -239,12 +242,27 @@ impl Running {
                     tail(&self.logs[i], 15)
                 ));
             }
-            if probe(port, path) == Some(200) {
+            let answered = |&(port, path, ok_only): &(u16, &str, bool)| match probe(port, path) {
+                Some(200) => true,
+                Some(_) => !ok_only,
+                None => false,
+            };
+            if probes.iter().all(answered) {
                 return Ok(());
             }
             if Instant::now() >= deadline {
+                let what: Vec<String> = probes
+                    .iter()
+                    .map(|(port, path, ok_only)| {
+                        format!(
+                            "127.0.0.1:{port}{path}{}",
+                            if *ok_only { " (200)" } else { "" }
+                        )
+                    })
+                    .collect();
                 return Err(format!(
-                    "instance {i} did not answer 200 on 127.0.0.1:{port}{path} within {} s; see {}",
+                    "instance {i} did not answer on {} within {} s; see {}",
+                    what.join(" and "),
                     timeout.as_secs(),
                     self.logs[i].display()
                 ));

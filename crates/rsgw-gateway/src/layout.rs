@@ -213,13 +213,31 @@ mod tests {
         assert_eq!(parts, [id, "ffee", "42"]);
     }
 
-    /// The shard hash is radosgw's: these values are what Pacific's
-    /// `bucket_shard_index` gives (checked against radosgw 16.2.15's
-    /// index objects, docs/decisions/0004-bucket-index-shards.md). They
-    /// are part of the layout: a change would lose every key of every
-    /// sharded bucket.
+    /// The shard hash is radosgw's: every key of
+    /// docs/perf/shards/radosgw-shards.csv lands in the shard a real
+    /// radosgw 16.2.15 put it in (benches/shards.sh records them), and a
+    /// few more values of Pacific's `bucket_shard_index` hold. They are
+    /// part of the layout: a change would lose every key of every sharded
+    /// bucket.
     #[test]
     fn shard_hash_is_radosgws() {
+        let placed = include_str!("../../../docs/perf/shards/radosgw-shards.csv");
+        let mut rows = 0;
+        for line in placed.lines().skip(1) {
+            let mut fields = line.rsplitn(3, ',');
+            let (Some(shard), Some(shards), Some(key)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                panic!("bad row {line:?}");
+            };
+            let (shard, shards): (u32, u32) = (
+                shard.parse().expect("shard"),
+                shards.parse().expect("shards"),
+            );
+            assert_eq!(shard_of(key, shards), shard, "{key:?} over {shards}");
+            rows += 1;
+        }
+        assert_eq!(rows, 200, "radosgw's placement of 200 keys");
         let cases: [(&str, u32, u32); 10] = [
             ("photo.jpg", 11, 3),
             ("", 11, 0),

@@ -1194,7 +1194,7 @@ mod tests {
                         _ => break,
                     }
                 }
-                println!("{name},{shards},{pages},{reads},{read},{listed}");
+                println!("\"{name}\",{shards},{pages},{reads},{read},{listed}");
                 if shards == 1 {
                     one_shard.push((read, listed));
                     continue;

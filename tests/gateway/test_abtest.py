@@ -125,6 +125,14 @@ MODEL = CONNECTIONS / A_THREADS
 # quarter in p50, and each interval must reach into the range the loaded
 # host allows, down to half the model.
 HOST_ALLOWANCE = 2.0
+# When other processes take nearly all the CPUs (1.9 of 2 and a load
+# average of 30-47, seen here), every request of B's waits for a CPU several
+# times (gateway, load generator), and some of B's trials fall to A's rate
+# or below (7 ops/s against A's 19): B's advantage is then gone from the
+# data, and "no difference detectable, too noisy" is the right answer on
+# throughput. The median latency keeps it (A's requests still wait 4
+# rounds), so p50 must say "B better" on any host.
+MOSTLY_OTHERS = 0.75
 
 
 def test_a_known_large_effect_is_found_inside_its_interval(tmp_path):
@@ -134,7 +142,9 @@ def test_a_known_large_effect_is_found_inside_its_interval(tmp_path):
     2 s each, after one discarded trial a side that warms B's 256 threads
     and its store connections. With 6 trials the interval's ends are not
     single trials, so one trial caught in a burst of the host's load does
-    not decide the verdict."""
+    not decide the verdict. p99 and CPU per op are not judged: B's stalls
+    on a loaded host lengthen its tail, and 256 threads may cost more CPU
+    per request than 8."""
     r, res, out = ab_test(tmp_path, "--trials", "6", "--duration", "2", "--warmup", "0", "--keep-running",
                           "--workload", "ab", "--keepalive", "--concurrency", str(CONNECTIONS),
                           "--set", "pool.mode=blocking", "--set", f"store.inject_latency_ms={STORE_MS}",
@@ -144,8 +154,10 @@ def test_a_known_large_effect_is_found_inside_its_interval(tmp_path):
     assert res["confidence_pct"] == 95
     m = metrics(res)
     ops, p50 = m["ops_per_s"]["comparison"], m["p50_ms"]["comparison"]
-    assert ops["verdict"] == "b_better" and p50["verdict"] == "b_better", res["summary"]
-    assert "ops/s" in res["summary"] and "B better" in res["summary"]
+    assert p50["verdict"] == "b_better", res["summary"]
+    host_taken = res["noise"]["others_cores_mean"] >= MOSTLY_OTHERS * res["host_cpus"]
+    said_so = ops["verdict"] == "no_difference" and m["ops_per_s"]["too_noisy"] and host_taken
+    assert ops["verdict"] == "b_better" or said_so, res["summary"]
     # the effect inside the interval: [lo, hi] meets [MODEL / allowance, MODEL]
     assert ops["ratio"]["lo"] <= MODEL and ops["ratio"]["hi"] >= MODEL / HOST_ALLOWANCE, (ops, res["summary"])
     assert p50["ratio"]["hi"] >= 1 / MODEL and p50["ratio"]["lo"] <= HOST_ALLOWANCE / MODEL, (p50, res["summary"])

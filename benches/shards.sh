@@ -52,19 +52,23 @@ RSGW_WORK=$work
 scripts/ceph-micro start >&2
 eval "$(scripts/ceph-micro env)"
 run_info "$work/run.json" "$0" "$@"
-python3 - "$work/run.json" <<'PY'
+# the cluster's OSDs and pools (called again at the end, for rsgw's pools)
+cluster_info() {
+  python3 - "$work/run.json" <<'PY'
 import json, subprocess, sys
 info = json.load(open(sys.argv[1]))
 def out(*a):
     return subprocess.run(a, capture_output=True, text=True, timeout=60).stdout
+osds = json.loads(out("ceph", "osd", "metadata", "-f", "json") or "[]")
+pools = json.loads(out("ceph", "osd", "pool", "ls", "detail", "-f", "json") or "[]")
 info["cluster"] = {
-    "osds": json.loads(out("ceph", "osd", "metadata", "-f", "json") or "[]"),
-    "pools": json.loads(out("ceph", "osd", "pool", "ls", "detail", "-f", "json") or "[]"),
+    "osds": [{k: o.get(k) for k in ("id", "osd_objectstore", "osd_data")} for o in osds],
+    "pools": [{k: p.get(k) for k in ("pool_name", "size", "min_size", "pg_num")} for p in pools],
 }
-info["cluster"]["osds"] = [{k: o.get(k) for k in ("id", "osd_objectstore", "osd_data")} for o in info["cluster"]["osds"]]
-info["cluster"]["pools"] = [{k: p.get(k) for k in ("pool_name", "size", "min_size", "pg_num")} for p in info["cluster"]["pools"]]
 json.dump(info, open(sys.argv[1], "w"), indent=1)
 PY
+}
+cluster_info
 
 echo "== 0. balance of radosgw's hash and FNV-1a over key shapes (Python models)" >&2
 python3 - >"$work/hash-balance.csv" <<'PY'
@@ -200,6 +204,7 @@ for shards in 1 11; do
   rsgw_stop "l$shards"
 done
 
+cluster_info
 python3 - "$work" <<'PY' | tee "$work/report.md"
 import csv, json, os, statistics, sys
 work = sys.argv[1]

@@ -131,17 +131,21 @@ def test_mix_without_a_workload_file(t):
     assert works[("dispose", "dispose")]["ops"] == 1
 
 
-def test_list_after_delete(t):
+def test_list_after_delete(t, tmp_path):
     """The mass-delete listing test, small: both buckets list the survivors
     exactly (the tool checks), with the raw index listing of each gateway's
-    own admin tool timed too."""
+    own admin tool timed too, and the phase command run after each phase,
+    in order."""
     raw = ("radosgw-admin bi list --bucket {bucket}" if t.is_radosgw
            else f"{RSGW} admin -c {configs()[t.name]} bucket stats --bucket {{bucket}}")
+    phases = tmp_path / "phases"
     r = subprocess.run([RSGW, "bench", "list-after-delete", "--endpoint", t.endpoint,
                         "--access-key", os.environ["ALICE_AK"], "--secret-key", os.environ["ALICE_SK"],
                         "-n", "300", "--workers", "8", "--repeat", "1", "--prefix", f"lad{uuid.uuid4().hex[:8]}",
-                        "--raw-list", raw, "--json"], capture_output=True, text=True, timeout=300)
+                        "--raw-list", raw, "--on-phase", f"echo {{phase}} >>{phases}", "--json"],
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+    assert phases.read_text().split() == ["written", "deleted", "listed"]
     rep = json.loads(r.stdout)
     assert rep["objects"] == 300
     assert rep["list_after_delete_ms"] > 0 and rep["list_fresh_ms"] > 0 and rep["raw_slowdown"] > 0

@@ -44,6 +44,13 @@ pub struct LadArgs {
     /// {bucket}' or 'radosgw-admin bi list --bucket {bucket}'.
     #[arg(long, value_name = "COMMAND")]
     pub raw_list: Option<String>,
+    /// A command run at the end of each phase, `{phase}` replaced by
+    /// `written` (both buckets filled), `deleted` (run 2 deleted) or `listed`
+    /// (every listing done); the test waits for it and stops if it fails.
+    /// For reading the cluster's counters between phases, e.g. 'sample.sh
+    /// {phase}'.
+    #[arg(long, value_name = "COMMAND")]
+    pub on_phase: Option<String>,
     /// Bucket name prefix (two buckets: PREFIX-mixed and PREFIX-fresh).
     #[arg(long, default_value = "lad")]
     pub prefix: String,
@@ -180,6 +187,21 @@ fn raw_list(cmd: &str, bucket: &str) -> Result<Duration, String> {
     Ok(started.elapsed())
 }
 
+fn on_phase(args: &LadArgs, phase: &str) -> Result<(), String> {
+    let Some(cmd) = &args.on_phase else {
+        return Ok(());
+    };
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd.replace("{phase}", phase))
+        .status()
+        .map_err(|e| format!("cannot run --on-phase: {e}"))?;
+    if !status.success() {
+        return Err(format!("--on-phase failed after phase {phase}: {status}"));
+    }
+    Ok(())
+}
+
 /// Runs the test and prints the report.
 pub fn run(args: &LadArgs) -> Result<(), Box<dyn std::error::Error>> {
     let creds = Arc::new(Credentials {
@@ -211,10 +233,12 @@ pub fn run(args: &LadArgs) -> Result<(), Box<dyn std::error::Error>> {
         each_object(args, &c, "PUT", &mixed, &[1, 2]).await?;
         each_object(args, &c, "PUT", &fresh, &[1]).await?;
         let write_s = t.elapsed().as_secs_f64();
+        on_phase(args, "written")?;
         eprintln!("deleting run 2 ({} objects) from {mixed}", args.objects);
         let t = Instant::now();
         each_object(args, &c, "DELETE", &mixed, &[2]).await?;
         let delete_s = t.elapsed().as_secs_f64();
+        on_phase(args, "deleted")?;
         let (mut lm, mut lf, mut rm, mut rf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for round in 0..args.repeat.max(1) {
             eprintln!("listing, round {}", round + 1);
@@ -234,6 +258,7 @@ pub fn run(args: &LadArgs) -> Result<(), Box<dyn std::error::Error>> {
                 rf.push(raw_list(cmd, &fresh)?);
             }
         }
+        on_phase(args, "listed")?;
         if !args.keep {
             eprintln!("removing the test buckets");
             each_object(args, &c, "DELETE", &mixed, &[1]).await?;

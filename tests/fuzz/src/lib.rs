@@ -17,6 +17,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use rsgw_bench::sign::{self, Credentials};
 use rsgw_frontend::admission::{Admission, Policy};
+use rsgw_frontend::client::TrustedProxies;
 use rsgw_frontend::metrics::Metrics;
 use rsgw_frontend::pool::Pool;
 use rsgw_frontend::service::FrontendService;
@@ -115,6 +116,7 @@ impl Harness {
             Admission::new(1024, Policy::Reject),
             Pool::Async,
             metrics,
+            TrustedProxies::default(),
         );
         let mut h = Harness {
             rt,

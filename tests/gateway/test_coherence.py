@@ -1,9 +1,10 @@
 """Metadata caches stay coherent across instances (rsgw only, both backends):
 two instances on one store, plus `rsgw admin` as a third process. A change
-made through one (a bucket ACL, a deleted or re-created bucket) or by the
+made through one (a bucket ACL or policy, a deleted or re-created bucket) or by the
 admin tool (a removed key, a deleted user) applies on the other on its very
 next request, though that one had the old record cached: the change returns
 only after every watching instance dropped it (docs/layout.md, "Caches")."""
+import json
 import os
 import uuid
 
@@ -45,6 +46,32 @@ def test_bucket_acl_and_deletion_reach_the_other_instance(pair):
         on_a.delete_bucket(Bucket=name)
         code, status, _ = error_of(on_b.list_objects_v2, Bucket=name)
         assert (code, status) == ("NoSuchBucket", 404), f"round {i}: bucket deleted on a"
+
+
+def test_bucket_policy_reaches_the_other_instance(pair):
+    """A bucket policy lives in the bucket's record: putting or deleting it
+    on one instance applies on the other's next request, whose cached
+    record held the old policy (the public GET the policy opens or shuts)."""
+    a, b = pair
+    alice = (os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+    on_a, on_b = client(a, *alice), client(b, *alice)
+    name = f"coh-{uuid.uuid4().hex[:12]}"
+    on_a.create_bucket(Bucket=name)
+    on_a.put_object(Bucket=name, Key="asset.js", Body=b"js")
+    doc = json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{name}/*"}]})
+    url = f"{b.url}/{name}/asset.js"
+    try:
+        for i in range(ROUNDS):
+            assert anonymous_get(url)[0] == 403, f"round {i}: no policy yet"
+            on_a.put_bucket_policy(Bucket=name, Policy=doc)
+            assert anonymous_get(url)[:2] == (200, b"js"), f"round {i}: policy put on a"
+            assert on_b.get_bucket_policy(Bucket=name)["Policy"] == doc
+            on_a.delete_bucket_policy(Bucket=name)
+            assert anonymous_get(url)[0] == 403, f"round {i}: policy deleted on a"
+    finally:
+        on_a.delete_object(Bucket=name, Key="asset.js")
+        on_a.delete_bucket(Bucket=name)
 
 
 def test_removed_keys_and_users_are_refused_by_the_other_instance(pair):

@@ -85,9 +85,10 @@ impl CannedAcl {
 }
 
 /// Who makes a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Principal {
     /// No signature.
+    #[default]
     Anonymous,
     /// An authenticated user, by user id.
     User(String),

@@ -5,7 +5,8 @@ use futures::{StreamExt, TryStreamExt};
 use rsgw_store::{ObjectId, ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
-use crate::acl::{CannedAcl, Principal};
+use crate::acl::CannedAcl;
+use crate::authz::{Access, BucketPolicy, Requester, Target};
 use crate::cache::Change;
 use crate::ids::{now_secs, unique_id};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
@@ -29,6 +30,9 @@ pub struct BucketInfo {
     /// index object named by the id alone.
     #[serde(default = "one_shard")]
     pub index_shards: u32,
+    /// Its bucket policy, if one is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<BucketPolicy>,
 }
 
 fn one_shard() -> u32 {
@@ -122,7 +126,7 @@ impl Gateway {
         Ok((now.id != info.id).then_some(now))
     }
 
-    async fn save_bucket(&self, info: &BucketInfo) -> GatewayResult<()> {
+    pub(crate) async fn save_bucket(&self, info: &BucketInfo) -> GatewayResult<()> {
         let data = Bytes::from(serde_json::to_vec(info)?);
         self.store
             .write(
@@ -149,6 +153,7 @@ impl Gateway {
             created: now_secs(),
             acl: acl.for_bucket(),
             index_shards: self.opts.bucket_index_shards.max(1),
+            policy: None,
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);
@@ -230,12 +235,10 @@ impl Gateway {
         Ok(!nonempty.contains(&true))
     }
 
-    /// Deletes an empty bucket; only its owner may.
-    pub async fn delete_bucket(&self, who: &Principal, name: &str) -> GatewayResult<()> {
+    /// Deletes an empty bucket.
+    pub async fn delete_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<()> {
         let info = self.bucket_info(name).await?;
-        if !who.is(&info.owner) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(rq, Access::DeleteBucket, &Target::bucket(&info))?;
         if !self.index_is_empty(&info).await? {
             return Err(GatewayError::BucketNotEmpty);
         }
@@ -311,34 +314,36 @@ impl Gateway {
         Ok(out)
     }
 
-    /// The bucket, if `who` may list it (owner, or a bucket ACL granting read).
-    pub async fn bucket_for_read(&self, who: &Principal, name: &str) -> GatewayResult<BucketInfo> {
+    /// The bucket, if `rq` may list it (HeadBucket).
+    pub async fn head_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
         let info = self.bucket_info(name).await?;
-        if who.is(&info.owner) || info.acl.grants_read(who, &info.owner) {
-            Ok(info)
-        } else {
-            Err(GatewayError::AccessDenied)
-        }
+        self.authorize(rq, Access::ListBucket, &Target::bucket(&info))?;
+        Ok(info)
     }
 
-    /// The bucket, if `who` owns it.
-    pub async fn bucket_for_owner(&self, who: &Principal, name: &str) -> GatewayResult<BucketInfo> {
+    /// The bucket, for GetBucketLocation.
+    pub async fn bucket_location(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
         let info = self.bucket_info(name).await?;
-        if who.is(&info.owner) {
-            Ok(info)
-        } else {
-            Err(GatewayError::AccessDenied)
-        }
+        self.authorize(rq, Access::GetBucketLocation, &Target::bucket(&info))?;
+        Ok(info)
     }
 
-    /// Sets a bucket's canned ACL; only its owner may.
+    /// The bucket, for GetBucketAcl.
+    pub async fn get_bucket_acl(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
+        let info = self.bucket_info(name).await?;
+        self.authorize(rq, Access::GetBucketAcl, &Target::bucket(&info))?;
+        Ok(info)
+    }
+
+    /// Sets a bucket's canned ACL.
     pub async fn set_bucket_acl(
         &self,
-        who: &Principal,
+        rq: &Requester,
         name: &str,
         acl: CannedAcl,
     ) -> GatewayResult<()> {
-        let mut info = self.bucket_for_owner(who, name).await?;
+        let mut info = self.bucket_info_fresh(name).await?;
+        self.authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
         info.acl = acl.for_bucket();
         self.save_bucket(&info).await
     }
@@ -441,13 +446,13 @@ mod tests {
         f.gw.put_object(&owner(), "life", "k", Default::default(), body(b"x", 1))
             .await
             .expect("put");
-        let bob = Principal::User("bob".into());
+        let bob = Requester::user("bob");
         type Check = fn(&GatewayResult<()>) -> bool;
-        let cases: &[(&str, &Principal, Check)] = &[
+        let cases: &[(&str, &Requester, Check)] = &[
             ("another user", &bob, |r| {
                 matches!(r, Err(GatewayError::AccessDenied))
             }),
-            ("anonymous", &Principal::Anonymous, |r| {
+            ("anonymous", &Requester::anonymous(), |r| {
                 matches!(r, Err(GatewayError::AccessDenied))
             }),
             ("owner, not empty", &owner(), |r| {

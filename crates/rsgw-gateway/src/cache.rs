@@ -209,6 +209,7 @@ mod tests {
             created: 0.0,
             index_shards: 1,
             acl: CannedAcl::Private,
+            policy: None,
         }
     }
 

@@ -166,7 +166,7 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use crate::testutil::{Fixture, OWNER, owner, small_opts};
-    use crate::{CannedAcl, GatewayError, Principal};
+    use crate::{CannedAcl, GatewayError, Requester};
 
     /// What another process changes applies here on the very next call,
     /// though this gateway had it cached (its TTL is 5 s).
@@ -202,7 +202,7 @@ mod tests {
         }
         f.gw.bucket_info("coh").await.expect("cached");
         other
-            .delete_bucket(&Principal::User(OWNER.into()), "coh")
+            .delete_bucket(&Requester::user(OWNER), "coh")
             .await
             .expect("delete");
         assert!(matches!(

@@ -81,6 +81,12 @@ pub enum GatewayError {
     /// The request is not allowed as made.
     #[error("{0}")]
     InvalidRequest(String),
+    /// A bucket policy document is not valid; the text says why.
+    #[error("{0}")]
+    MalformedPolicy(String),
+    /// The bucket has no policy.
+    #[error("the bucket policy does not exist")]
+    NoSuchBucketPolicy,
     /// A request body's XML is not what the operation takes.
     #[error("malformed XML: {0}")]
     MalformedXml(String),

@@ -1,6 +1,8 @@
 //! rsgw's S3 semantics on the [`Store`]: users and their keys, buckets,
 //! objects striped over RADOS objects, listings, canned ACLs and the garbage
-//! collector that removes what interrupted or replaced writes leave behind.
+//! collector that removes what interrupted or replaced writes leave behind;
+//! bucket policies, and the one authorization decision of each request
+//! (`authz`).
 //!
 //! Nothing here knows HTTP or S3's wire format; `rsgw-s3` maps S3 requests
 //! onto [`Gateway`]. The layout on the store is described in `docs/layout.md`.
@@ -8,6 +10,8 @@
 #![forbid(unsafe_code)]
 
 mod acl;
+mod authz;
+mod bucket_policy;
 mod buckets;
 mod cache;
 mod coherence;
@@ -28,6 +32,7 @@ use std::time::Duration;
 use rsgw_store::Store;
 
 pub use acl::{CannedAcl, Principal};
+pub use authz::{Action, BucketPolicy, MAX_POLICY_BYTES, Requester};
 pub use buckets::BucketInfo;
 pub use coherence::MetadataWatch;
 pub use error::{GatewayError, GatewayResult};

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use rsgw_store::{OMAP_MAX_PAGE, ObjectId, OmapPage, ReadOp, Store, StoreError};
 use serde::{Deserialize, Serialize};
 
-use crate::acl::Principal;
+use crate::authz::{Access, Requester, Target};
 use crate::buckets::{BucketInfo, SHARD_CONCURRENCY};
 use crate::objects::ObjectMeta;
 use crate::{Gateway, GatewayError, GatewayResult};
@@ -256,21 +256,29 @@ async fn read_shard(
 }
 
 impl Gateway {
-    /// Lists a bucket `who` may read.
+    /// Lists a bucket (ListObjects v1 and v2, or with `versions`
+    /// ListObjectVersions, as `rq` may).
     pub async fn list_objects(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         p: &ListParams,
+        versions: bool,
     ) -> GatewayResult<ListResult> {
-        let info = self.bucket_for_read(who, bucket).await?;
+        let access = if versions {
+            Access::ListBucketVersions
+        } else {
+            Access::ListBucket
+        };
+        let info = self.bucket_info(bucket).await?;
+        self.authorize(rq, access, &Target::listing(&info, p))?;
         match self.list_index(&info, p).await {
             // the index is gone: the bucket was deleted, perhaps re-created
             // by another instance while this one had it cached
             Err(GatewayError::Store(StoreError::NotFound)) => {
                 match self.bucket_replaced(&info).await? {
                     Some(now) => {
-                        self.bucket_for_read(who, bucket).await?;
+                        self.authorize(rq, access, &Target::listing(&now, p))?;
                         self.list_index(&now, p).await
                     }
                     None => Err(GatewayError::NoSuchBucket),
@@ -439,7 +447,7 @@ mod tests {
     }
 
     async fn list(f: &Fixture, p: &ListParams) -> ListResult {
-        f.gw.list_objects(&owner(), "list", p)
+        f.gw.list_objects(&owner(), "list", p, false)
             .await
             .unwrap_or_else(|e| panic!("list {p:?}: {e}"))
     }
@@ -759,7 +767,7 @@ mod tests {
                     .build()
                     .expect("runtime");
                 // the receiver is gone only if the test already failed
-                let _ = tx.send(rt.block_on(gw.list_objects(&owner(), "list", &p)));
+                let _ = tx.send(rt.block_on(gw.list_objects(&owner(), "list", &p, false)));
             });
             let r = rx
                 .recv_timeout(std::time::Duration::from_secs(30))
@@ -806,7 +814,7 @@ mod tests {
     async fn cost_of(f: &Fixture, bucket: &str, p: &ListParams) -> (ListResult, u64, u64) {
         SHARD_READS.with(|c| c.set((0, 0)));
         let r =
-            f.gw.list_objects(&owner(), bucket, p)
+            f.gw.list_objects(&owner(), bucket, p, false)
                 .await
                 .unwrap_or_else(|e| panic!("list {p:?}: {e}"));
         let (reads, entries) = SHARD_READS.with(std::cell::Cell::get);
@@ -1003,7 +1011,7 @@ mod tests {
                         .expect("oracle");
                     for shards in counts {
                         let got =
-                            f.gw.list_objects(&owner(), &format!("shards{shards}"), &p)
+                            f.gw.list_objects(&owner(), &format!("shards{shards}"), &p, false)
                                 .await
                                 .unwrap_or_else(|e| panic!("{what}: {e}"));
                         assert_eq!(got, want, "{shards} shards, page {pages} of {what}");
@@ -1069,7 +1077,7 @@ mod tests {
             .await
             .expect("delete");
         let r =
-            f.gw.list_objects(&owner(), "old", &params("", Some("/"), "", 1000))
+            f.gw.list_objects(&owner(), "old", &params("", Some("/"), "", 1000), false)
                 .await
                 .expect("list");
         assert_eq!(keys(&r), ["a"]);

@@ -15,7 +15,8 @@ use md5::{Digest, Md5};
 use rsgw_store::{ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
-use crate::acl::{CannedAcl, Principal};
+use crate::acl::CannedAcl;
+use crate::authz::{Access, Requester, Target};
 use crate::buckets::BucketInfo;
 use crate::ids::{now_secs, unique_id};
 use crate::objects::{
@@ -121,23 +122,21 @@ impl Gateway {
     /// Starts a multipart upload; returns its id.
     pub async fn create_multipart(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         params: PutParams,
     ) -> GatewayResult<String> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
-        if !Self::may_write(who, &info) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(rq, Access::PutObject, &Target::key(&info, key))?;
         let upload_id = format!("2~{}{}", unique_id(), unique_id());
         let up = UploadInfo {
             upload_id: upload_id.clone(),
             bucket: bucket.into(),
             bucket_id: info.id.clone(),
             key: key.into(),
-            owner: Self::writer(who, &info).to_string(),
+            owner: Self::writer(rq, &info).to_string(),
             initiated: now_secs(),
             headers: params.headers,
             user_meta: params.user_meta,
@@ -159,9 +158,11 @@ impl Gateway {
         Ok(upload_id)
     }
 
+    /// An upload in progress, for an `access` to it.
     async fn upload(
         &self,
-        who: &Principal,
+        rq: &Requester,
+        access: Access,
         bucket: &str,
         key: &str,
         upload_id: &str,
@@ -181,9 +182,7 @@ impl Gateway {
         if up.bucket_id != info.id || up.key != key {
             return Err(GatewayError::NoSuchUpload);
         }
-        if !(who.is(&up.owner) || who.is(&info.owner)) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(rq, access, &Target::object(&info, key, &up.owner, up.acl))?;
         Ok((info, up))
     }
 
@@ -191,7 +190,7 @@ impl Gateway {
     #[allow(clippy::too_many_arguments)]
     pub async fn upload_part(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         upload_id: &str,
@@ -206,7 +205,9 @@ impl Gateway {
                 "part number must be an integer between 1 and {MAX_PART_NUMBER}"
             )));
         }
-        let (info, _) = self.upload(who, bucket, key, upload_id).await?;
+        let (info, _) = self
+            .upload(rq, Access::WritePart, bucket, key, upload_id)
+            .await?;
         let tag = unique_id();
         let stripe_size = self.opts.stripe_size as usize;
         let mut md5 = Md5::new();
@@ -351,14 +352,16 @@ impl Gateway {
     /// Parts of an upload after `marker`, at most `max`.
     pub async fn list_parts(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         upload_id: &str,
         marker: u32,
         max: usize,
     ) -> GatewayResult<(UploadInfo, Vec<PartInfo>, bool)> {
-        let (_, up) = self.upload(who, bucket, key, upload_id).await?;
+        let (_, up) = self
+            .upload(rq, Access::ListParts, bucket, key, upload_id)
+            .await?;
         let mut parts: Vec<PartInfo> = self
             .all_parts(upload_id)
             .await?
@@ -373,7 +376,7 @@ impl Gateway {
     /// Assembles the object from the listed parts (number, ETag).
     pub async fn complete_multipart(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         upload_id: &str,
@@ -385,10 +388,13 @@ impl Gateway {
             ));
         }
         let wanted = distinct_parts(wanted)?;
-        let (info, up) = match self.upload(who, bucket, key, upload_id).await {
+        let (info, up) = match self
+            .upload(rq, Access::WritePart, bucket, key, upload_id)
+            .await
+        {
             Err(GatewayError::NoSuchUpload) => {
                 return self
-                    .completed_before(who, bucket, key, upload_id, &wanted)
+                    .completed_before(rq, bucket, key, upload_id, &wanted)
                     .await;
             }
             r => r?,
@@ -448,7 +454,7 @@ impl Gateway {
     /// no such upload.
     async fn completed_before(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         upload_id: &str,
@@ -462,9 +468,11 @@ impl Gateway {
         if meta.upload_id != upload_id || etag.as_deref() != Some(meta.etag.as_str()) {
             return Err(GatewayError::NoSuchUpload);
         }
-        if !(who.is(&meta.owner) || who.is(&info.owner)) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(
+            rq,
+            Access::WritePart,
+            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+        )?;
         Ok(PutResult { meta })
     }
 
@@ -493,12 +501,14 @@ impl Gateway {
     /// Abandons an upload and deletes its parts.
     pub async fn abort_multipart(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         upload_id: &str,
     ) -> GatewayResult<()> {
-        let (info, up) = self.upload(who, bucket, key, upload_id).await?;
+        let (info, up) = self
+            .upload(rq, Access::AbortUpload, bucket, key, upload_id)
+            .await?;
         let parts = self.all_parts(upload_id).await?;
         self.drop_upload(&info, &up).await?;
         let tails: Vec<Tail> = parts.into_iter().map(|p| p.tail).collect();
@@ -508,16 +518,14 @@ impl Gateway {
     /// Uploads in progress in a bucket, in (key, upload id) order.
     pub async fn list_multipart_uploads(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         prefix: &str,
         key_marker: &str,
         max: usize,
     ) -> GatewayResult<UploadList> {
         let info = self.bucket_info(bucket).await?;
-        if !Self::may_write(who, &info) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(rq, Access::ListUploads, &Target::bucket(&info))?;
         let mut out = UploadList::default();
         let mut after = if key_marker.is_empty() {
             String::new()
@@ -1180,7 +1188,7 @@ mod tests {
                 r.err()
             );
         }
-        let bob = Principal::User("bob".into());
+        let bob = Requester::user("bob");
         assert!(matches!(
             f.gw.upload_part(&bob, "mpu", "k", &up, 1, None, None, None, body(P1, 6))
                 .await,
@@ -1200,7 +1208,7 @@ mod tests {
         for (who, ok) in [
             (&bob, true),
             (&owner(), true),
-            (&Principal::User("carol".into()), false),
+            (&Requester::user("carol"), false),
         ] {
             let r = f.gw.list_parts(who, "other", "k", &theirs, 0, 1000).await;
             assert_eq!(r.is_ok(), ok, "{who:?}");

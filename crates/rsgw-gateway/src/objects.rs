@@ -20,7 +20,8 @@ use md5::{Digest, Md5};
 use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
-use crate::acl::{CannedAcl, Principal};
+use crate::acl::CannedAcl;
+use crate::authz::{Access, Requester, Target};
 use crate::buckets::BucketInfo;
 use crate::cache::Change;
 use crate::ids::{now_secs, unique_id};
@@ -301,32 +302,10 @@ pub(crate) struct GcEntry {
 }
 
 impl Gateway {
-    /// Whether `who` may read the object: its owner, or whom its ACL grants
-    /// it. The bucket's owner has no right of its own to another user's
-    /// object (radosgw, and AWS with ACLs enabled), only through the
-    /// bucket-owner ACLs.
-    fn may_read(who: &Principal, bucket: &BucketInfo, meta: &ObjectMeta) -> bool {
-        who.is(meta.owner_in(bucket)) || meta.acl.grants_read(who, &bucket.owner)
-    }
-
-    /// Whether `who` may read and set the object's ACL (READ_ACP,
-    /// WRITE_ACP): its owner, or the bucket's under
-    /// `bucket-owner-full-control`.
-    fn may_acp(who: &Principal, bucket: &BucketInfo, meta: &ObjectMeta) -> bool {
-        who.is(meta.owner_in(bucket)) || meta.acl.grants_acp(who, &bucket.owner)
-    }
-
-    /// Who owns what `who` writes into `bucket`: the writer, or the
+    /// Who owns what `rq` writes into `bucket`: the writer, or the
     /// bucket's owner for an anonymous writer (as in radosgw).
-    pub(crate) fn writer<'a>(who: &'a Principal, bucket: &'a BucketInfo) -> &'a str {
-        match who {
-            Principal::User(u) => u,
-            Principal::Anonymous => &bucket.owner,
-        }
-    }
-
-    pub(crate) fn may_write(who: &Principal, bucket: &BucketInfo) -> bool {
-        who.is(&bucket.owner) || bucket.acl.grants_write(who)
+    pub(crate) fn writer<'a>(rq: &'a Requester, bucket: &'a BucketInfo) -> &'a str {
+        rq.uid().unwrap_or(&bucket.owner)
     }
 
     pub(crate) async fn gc_note(&self, tag: &str, entry: &GcEntry) -> GatewayResult<()> {
@@ -414,7 +393,7 @@ impl Gateway {
     /// Stores an object from a body stream.
     pub async fn put_object(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         mut params: PutParams,
@@ -422,9 +401,7 @@ impl Gateway {
     ) -> GatewayResult<PutResult> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
-        if !Self::may_write(who, &info) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(rq, Access::PutObject, &Target::key(&info, key))?;
         if params
             .content_length
             .is_some_and(|l| l > self.opts.max_put_size)
@@ -501,7 +478,7 @@ impl Gateway {
             size: total,
             etag: hex::encode(digest),
             mtime: now_secs(),
-            owner: Self::writer(who, &info).to_string(),
+            owner: Self::writer(rq, &info).to_string(),
             acl: params.acl,
             headers: params.headers.clone(),
             user_meta: params.user_meta.clone(),
@@ -688,7 +665,7 @@ impl Gateway {
     /// Reads an object (or only its metadata, for HEAD).
     pub async fn get_object(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         params: GetParams,
@@ -716,21 +693,17 @@ impl Gateway {
                             continue;
                         }
                     }
-                    return Err(
-                        if who.is(&info.owner) || info.acl.grants_read(who, &info.owner) {
-                            GatewayError::NoSuchKey
-                        } else {
-                            GatewayError::AccessDenied
-                        },
-                    );
+                    return Err(self.missing_key(rq, &info));
                 }
                 Err(e) => return Err(e.into()),
             }
         };
         let meta = parse_meta(&r.xattrs.unwrap_or_default())?;
-        if !Self::may_read(who, &info, &meta) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(
+            rq,
+            Access::GetObject,
+            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+        )?;
         check_conditions(&params, &meta)?;
         let range = params
             .range
@@ -814,7 +787,7 @@ impl Gateway {
     /// Deletes an object (succeeds if it is already gone).
     pub async fn delete_object(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
     ) -> GatewayResult<()> {
@@ -823,15 +796,15 @@ impl Gateway {
         let head_id = layout::head(&info.id, key);
         for _ in 0..64 {
             let Some(meta) = self.head_meta(&head_id).await? else {
-                if !Self::may_write(who, &info) {
-                    return Err(GatewayError::AccessDenied);
-                }
+                self.authorize(rq, Access::DeleteObject, &Target::key(&info, key))?;
                 self.unindex(&info, key).await?;
                 return Ok(());
             };
-            if !(Self::may_write(who, &info) || who.is(&meta.owner)) {
-                return Err(GatewayError::AccessDenied);
-            }
+            self.authorize(
+                rq,
+                Access::DeleteObject,
+                &Target::object(&info, key, &meta.owner, meta.acl),
+            )?;
             // index first: an object listed is always readable
             self.unindex(&info, key).await?;
             match self
@@ -863,28 +836,23 @@ impl Gateway {
         }
     }
 
-    /// An object's owner and ACL, for `who` who may read the ACL (see
-    /// `may_acp`).
+    /// An object's owner and ACL (GetObjectAcl).
     pub async fn get_object_acl(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
     ) -> GatewayResult<ObjectAcl> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         let Some(meta) = self.head_meta(&layout::head(&info.id, key)).await? else {
-            return Err(
-                if who.is(&info.owner) || info.acl.grants_read(who, &info.owner) {
-                    GatewayError::NoSuchKey
-                } else {
-                    GatewayError::AccessDenied
-                },
-            );
+            return Err(self.missing_key(rq, &info));
         };
-        if !Self::may_acp(who, &info, &meta) {
-            return Err(GatewayError::AccessDenied);
-        }
+        self.authorize(
+            rq,
+            Access::GetObjectAcl,
+            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+        )?;
         Ok(ObjectAcl {
             owner: meta.owner_in(&info).to_string(),
             acl: meta.acl,
@@ -892,10 +860,10 @@ impl Gateway {
         })
     }
 
-    /// Sets an object's canned ACL (for `who` who may, see `may_acp`).
+    /// Sets an object's canned ACL.
     pub async fn set_object_acl(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         key: &str,
         acl: CannedAcl,
@@ -907,9 +875,11 @@ impl Gateway {
             let Some(mut meta) = self.head_meta(&head_id).await? else {
                 return Err(GatewayError::NoSuchKey);
             };
-            if !Self::may_acp(who, &info, &meta) {
-                return Err(GatewayError::AccessDenied);
-            }
+            self.authorize(
+                rq,
+                Access::PutObjectAcl,
+                &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+            )?;
             meta.acl = acl;
             let json = Bytes::from(serde_json::to_vec(&meta)?);
             match self
@@ -968,7 +938,7 @@ impl Gateway {
     #[allow(clippy::too_many_arguments)]
     pub async fn copy_object(
         &self,
-        who: &Principal,
+        rq: &Requester,
         src_bucket: &str,
         src_key: &str,
         dst_bucket: &str,
@@ -988,7 +958,7 @@ impl Gateway {
         }
         let src = self
             .get_object(
-                who,
+                rq,
                 src_bucket,
                 src_key,
                 GetParams {
@@ -1016,8 +986,7 @@ impl Gateway {
         let body = src
             .body
             .unwrap_or_else(|| Box::pin(futures::stream::empty()));
-        self.put_object(who, dst_bucket, dst_key, params, body)
-            .await
+        self.put_object(rq, dst_bucket, dst_key, params, body).await
     }
 }
 
@@ -1652,6 +1621,7 @@ mod tests {
                     max_keys: 1000,
                     ..Default::default()
                 },
+                false,
             )
             .await
             .expect("list");
@@ -1811,10 +1781,10 @@ mod tests {
         f.gw.put_object(&owner(), "priv", "k", PutParams::default(), body(b"x", 1))
             .await
             .expect("put");
-        let bob = Principal::User("bob".into());
+        let bob = Requester::user("bob");
         type Case<'a> = (
             &'a str,
-            &'a Principal,
+            &'a Requester,
             &'a str,
             fn(&GatewayResult<GetResult>) -> bool,
         );
@@ -1829,12 +1799,12 @@ mod tests {
             ("other user, missing key", &bob, "nokey", |r| {
                 matches!(r, Err(GatewayError::AccessDenied))
             }),
-            ("anonymous", &Principal::Anonymous, "k", |r| {
+            ("anonymous", &Requester::anonymous(), "k", |r| {
                 matches!(r, Err(GatewayError::AccessDenied))
             }),
             (
                 "anonymous, missing key",
-                &Principal::Anonymous,
+                &Requester::anonymous(),
                 "nokey",
                 |r| matches!(r, Err(GatewayError::AccessDenied)),
             ),
@@ -1850,7 +1820,7 @@ mod tests {
         f.gw.set_object_acl(&owner(), "priv", "k", CannedAcl::PublicRead)
             .await
             .expect("set acl");
-        for who in [&bob, &Principal::Anonymous] {
+        for who in [&bob, &Requester::anonymous()] {
             assert!(
                 f.gw.get_object(who, "priv", "k", GetParams::default())
                     .await
@@ -1874,8 +1844,8 @@ mod tests {
         f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::PublicReadWrite)
             .await
             .expect("bucket acl");
-        let bob = Principal::User("bob".into());
-        let anon = Principal::Anonymous;
+        let bob = Requester::user("bob");
+        let anon = Requester::anonymous();
         // (writer, its ACL, whether alice (the bucket's owner) may read
         // it, and read and set its ACL)
         let cases = [
@@ -1914,7 +1884,7 @@ mod tests {
                     .await;
             assert_eq!(set.is_ok(), acp, "{why}: set acl {set:?}");
             // the writer keeps every right to its own object
-            if let Principal::User(_) = writer {
+            if writer.uid().is_some() {
                 let a =
                     f.gw.get_object_acl(writer, "shared", &key)
                         .await
@@ -1951,6 +1921,7 @@ mod tests {
             created: 0.0,
             acl: CannedAcl::PublicReadWrite,
             index_shards: 1,
+            policy: None,
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

@@ -9,7 +9,7 @@ use futures::StreamExt;
 use rsgw_store::{NamespaceFilter, ObjectId, ReadOp, StoreError};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
-use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Principal, layout};
+use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Requester, layout};
 
 /// The user that owns the fixture's bucket.
 pub(crate) const OWNER: &str = "alice";
@@ -130,8 +130,8 @@ impl Fixture {
 }
 
 /// The owner as a principal.
-pub(crate) fn owner() -> Principal {
-    Principal::User(OWNER.into())
+pub(crate) fn owner() -> Requester {
+    Requester::user(OWNER)
 }
 
 /// `data` as a body arriving in pieces of `piece` bytes.

@@ -371,7 +371,7 @@ mod tests {
             f.gw.remove_user("alice").await,
             Err(GatewayError::UserHasBuckets(..))
         ));
-        f.gw.delete_bucket(&crate::Principal::User("alice".into()), "abucket")
+        f.gw.delete_bucket(&crate::Requester::user("alice"), "abucket")
             .await
             .expect("delete bucket");
         f.gw.remove_user("alice").await.expect("remove user");

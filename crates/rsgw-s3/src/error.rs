@@ -55,6 +55,8 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::InvalidPartOrder => S3ErrorCode::InvalidPartOrder,
         G::EntityTooSmall => S3ErrorCode::EntityTooSmall,
         G::MalformedXml(_) => S3ErrorCode::MalformedXML,
+        G::MalformedPolicy(_) => S3ErrorCode::MalformedPolicy,
+        G::NoSuchBucketPolicy => S3ErrorCode::NoSuchBucketPolicy,
         G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
         G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
             S3ErrorCode::InvalidArgument
@@ -153,6 +155,8 @@ mod tests {
             G::EntityTooSmall => "EntityTooSmall",
             G::InvalidRequest(_) => "InvalidRequest",
             G::MalformedXml(_) => "MalformedXml",
+            G::MalformedPolicy(_) => "MalformedPolicy",
+            G::NoSuchBucketPolicy => "NoSuchBucketPolicy",
             G::NoSuchUser(_) => "NoSuchUser",
             G::UserExists(_) => "UserExists",
             G::KeyExists(_) => "KeyExists",
@@ -178,7 +182,7 @@ mod tests {
 
     /// How many names `variant` knows: 32 gateway variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 41;
+    const VARIANTS: usize = 43;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -254,6 +258,13 @@ mod tests {
                 400,
                 false,
             ),
+            (
+                G::MalformedPolicy("Policy has invalid action".into()),
+                "MalformedPolicy",
+                400,
+                false,
+            ),
+            (G::NoSuchBucketPolicy, "NoSuchBucketPolicy", 404, false),
             // admin failures never reach S3 clients but still map to a 4xx
             (G::NoSuchUser("bob".into()), "InvalidArgument", 400, false),
             (G::UserExists("bob".into()), "InvalidArgument", 400, false),

@@ -54,6 +54,14 @@ operations! {
     GetBucketAcl,
     /// PUT /bucket?acl.
     PutBucketAcl,
+    /// GET /bucket?policy.
+    GetBucketPolicy,
+    /// PUT /bucket?policy.
+    PutBucketPolicy,
+    /// DELETE /bucket?policy.
+    DeleteBucketPolicy,
+    /// GET /bucket?policyStatus.
+    GetBucketPolicyStatus,
     /// GET /bucket.
     ListObjects,
     /// GET /bucket?list-type=2.
@@ -121,7 +129,7 @@ mod tests {
                 assert_eq!(S3Op::from_s3s(op.name()), *op);
             }
         }
-        assert_eq!(S3Op::from_s3s("PutBucketPolicy"), S3Op::Other);
+        assert_eq!(S3Op::from_s3s("PutBucketCors"), S3Op::Other);
         assert_eq!(S3Op::from_s3s("Other"), S3Op::Other);
     }
 

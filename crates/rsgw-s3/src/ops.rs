@@ -9,6 +9,7 @@ use base64::Engine;
 use futures::StreamExt;
 use rsgw_gateway::{
     CannedAcl, CopyMetadata, Gateway, GetParams, ListParams, Principal, PutParams, RangeSpec,
+    Requester,
 };
 use s3s::dto::*;
 use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
@@ -286,14 +287,31 @@ fn acl_grants(owner: Named, bucket_owner: Named, acl: CannedAcl) -> (Owner, Vec<
 }
 
 impl RsgwS3 {
-    async fn principal<T>(&self, req: &S3Request<T>) -> S3Result<Principal> {
-        match &req.credentials {
-            None => Ok(Principal::Anonymous),
+    /// Who sends the request, with what of it a bucket policy's
+    /// conditions may test: the client's address and transport (the
+    /// frontend's view, trusted proxies honoured), Referer and User-Agent.
+    async fn requester<T>(&self, req: &S3Request<T>) -> S3Result<Requester> {
+        let principal = match &req.credentials {
+            None => Principal::Anonymous,
             Some(c) => {
                 let (uid, _) = self.gw.lookup_key(&c.access_key).await.map_err(to_s3)?;
-                Ok(Principal::User(uid))
+                Principal::User(uid)
             }
-        }
+        };
+        let client = req.extensions.get::<rsgw_frontend::Client>();
+        let header = |name: http::header::HeaderName| {
+            req.headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        Ok(Requester {
+            principal,
+            source_ip: client.map(|c| c.addr),
+            secure: client.is_some_and(|c| c.secure),
+            referer: header(http::header::REFERER),
+            user_agent: header(http::header::USER_AGENT),
+        })
     }
 
     async fn owner(&self, uid: &str) -> Owner {
@@ -303,23 +321,23 @@ impl RsgwS3 {
         }
     }
 
-    fn require_user(who: &Principal) -> S3Result<&str> {
-        match who {
-            Principal::User(u) => Ok(u),
-            Principal::Anonymous => Err(s3_error!(AccessDenied, "Anonymous users cannot do this")),
-        }
+    fn require_user(rq: &Requester) -> S3Result<&str> {
+        rq.uid()
+            .ok_or_else(|| s3_error!(AccessDenied, "Anonymous users cannot do this"))
     }
 
+    #[allow(clippy::type_complexity)]
     async fn list(
         &self,
-        who: &Principal,
+        rq: &Requester,
         bucket: &str,
         params: ListParams,
         fetch_owner: bool,
+        versions: bool,
     ) -> S3Result<(rsgw_gateway::ListResult, Vec<Object>, Vec<CommonPrefix>)> {
         let res = self
             .gw
-            .list_objects(who, bucket, &params)
+            .list_objects(rq, bucket, &params, versions)
             .await
             .map_err(to_s3)?;
         let mut objects = Vec::with_capacity(res.entries.len());
@@ -440,8 +458,8 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<ListBucketsInput>,
     ) -> S3Result<S3Response<ListBucketsOutput>> {
-        let who = self.principal(&req).await?;
-        let uid = Self::require_user(&who)?;
+        let rq = self.requester(&req).await?;
+        let uid = Self::require_user(&rq)?;
         let buckets = self.gw.list_buckets(uid).await.map_err(to_s3)?;
         Ok(S3Response::new(ListBucketsOutput {
             buckets: Some(
@@ -463,8 +481,8 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<CreateBucketInput>,
     ) -> S3Result<S3Response<CreateBucketOutput>> {
-        let who = self.principal(&req).await?;
-        let uid = Self::require_user(&who)?;
+        let rq = self.requester(&req).await?;
+        let uid = Self::require_user(&rq)?;
         let acl = canned(req.input.acl.as_ref().map(BucketCannedACL::as_str))?;
         self.gw
             .create_bucket(uid, &req.input.bucket, acl)
@@ -479,9 +497,9 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<HeadBucketInput>,
     ) -> S3Result<S3Response<HeadBucketOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         self.gw
-            .bucket_for_read(&who, &req.input.bucket)
+            .head_bucket(&rq, &req.input.bucket)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(HeadBucketOutput::default()))
@@ -491,9 +509,9 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<DeleteBucketInput>,
     ) -> S3Result<S3Response<DeleteBucketOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         self.gw
-            .delete_bucket(&who, &req.input.bucket)
+            .delete_bucket(&rq, &req.input.bucket)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(DeleteBucketOutput::default()))
@@ -503,9 +521,9 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<GetBucketLocationInput>,
     ) -> S3Result<S3Response<GetBucketLocationOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         self.gw
-            .bucket_for_owner(&who, &req.input.bucket)
+            .bucket_location(&rq, &req.input.bucket)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(location(&self.zonegroup)))
@@ -515,10 +533,10 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<GetBucketAclInput>,
     ) -> S3Result<S3Response<GetBucketAclOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let info = self
             .gw
-            .bucket_for_owner(&who, &req.input.bucket)
+            .get_bucket_acl(&rq, &req.input.bucket)
             .await
             .map_err(to_s3)?;
         let name = self.gw.display_name(&info.owner).await;
@@ -534,23 +552,79 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<PutBucketAclInput>,
     ) -> S3Result<S3Response<PutBucketAclOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let acl = requested_acl(
             req.input.acl.as_ref().map(BucketCannedACL::as_str),
             req.input.access_control_policy.as_ref(),
         )?;
         self.gw
-            .set_bucket_acl(&who, &req.input.bucket, acl)
+            .set_bucket_acl(&rq, &req.input.bucket, acl)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(PutBucketAclOutput::default()))
+    }
+
+    async fn get_bucket_policy(
+        &self,
+        req: S3Request<GetBucketPolicyInput>,
+    ) -> S3Result<S3Response<GetBucketPolicyOutput>> {
+        let rq = self.requester(&req).await?;
+        let policy = self
+            .gw
+            .get_bucket_policy(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(GetBucketPolicyOutput {
+            policy: Some(policy),
+        }))
+    }
+
+    async fn put_bucket_policy(
+        &self,
+        req: S3Request<PutBucketPolicyInput>,
+    ) -> S3Result<S3Response<PutBucketPolicyOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .put_bucket_policy(&rq, &req.input.bucket, &req.input.policy)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutBucketPolicyOutput::default()))
+    }
+
+    async fn delete_bucket_policy(
+        &self,
+        req: S3Request<DeleteBucketPolicyInput>,
+    ) -> S3Result<S3Response<DeleteBucketPolicyOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .delete_bucket_policy(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteBucketPolicyOutput::default()))
+    }
+
+    async fn get_bucket_policy_status(
+        &self,
+        req: S3Request<GetBucketPolicyStatusInput>,
+    ) -> S3Result<S3Response<GetBucketPolicyStatusOutput>> {
+        let rq = self.requester(&req).await?;
+        let public = self
+            .gw
+            .bucket_policy_status(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(GetBucketPolicyStatusOutput {
+            policy_status: Some(PolicyStatus {
+                is_public: Some(public),
+            }),
+        }))
     }
 
     async fn list_objects(
         &self,
         req: S3Request<ListObjectsInput>,
     ) -> S3Result<S3Response<ListObjectsOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let max = max_keys(i.max_keys);
         let delimiter = echoed(i.delimiter);
@@ -561,7 +635,8 @@ impl S3 for RsgwS3 {
             max_keys: max as usize,
         };
         let enc = Encoder::new(&i.encoding_type)?;
-        let (res, mut contents, mut prefixes) = self.list(&who, &i.bucket, params, true).await?;
+        let (res, mut contents, mut prefixes) =
+            self.list(&rq, &i.bucket, params, true, false).await?;
         enc.listing(&mut contents, &mut prefixes);
         Ok(S3Response::new(ListObjectsOutput {
             name: Some(i.bucket),
@@ -590,7 +665,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<ListObjectsV2Input>,
     ) -> S3Result<S3Response<ListObjectsV2Output>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let after = match &i.continuation_token {
             Some(t) => String::from_utf8(
@@ -620,7 +695,13 @@ impl S3 for RsgwS3 {
         };
         let enc = Encoder::new(&i.encoding_type)?;
         let (res, mut contents, mut prefixes) = self
-            .list(&who, &i.bucket, params, i.fetch_owner.unwrap_or(false))
+            .list(
+                &rq,
+                &i.bucket,
+                params,
+                i.fetch_owner.unwrap_or(false),
+                false,
+            )
             .await?;
         enc.listing(&mut contents, &mut prefixes);
         let count = (contents.len() + prefixes.len()) as i32;
@@ -648,7 +729,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<PutObjectInput>,
     ) -> S3Result<S3Response<PutObjectOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let headers = stored_headers!(i, req.headers);
         let params = PutParams {
@@ -689,7 +770,7 @@ impl S3 for RsgwS3 {
         };
         let res = self
             .gw
-            .put_object(&who, &i.bucket, &i.key, params, body)
+            .put_object(&rq, &i.bucket, &i.key, params, body)
             .await
             .map_err(to_s3)?;
         let sums = checksums::stored(&res.meta);
@@ -708,7 +789,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<GetObjectInput>,
     ) -> S3Result<S3Response<GetObjectOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let params = get_params(
             i.range,
@@ -718,7 +799,7 @@ impl S3 for RsgwS3 {
         );
         let res = self
             .gw
-            .get_object(&who, &i.bucket, &i.key, params)
+            .get_object(&rq, &i.bucket, &i.key, params)
             .await
             .map_err(to_s3)?;
         let m = &res.meta;
@@ -792,7 +873,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<HeadObjectInput>,
     ) -> S3Result<S3Response<HeadObjectOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let params = get_params(
             i.range,
@@ -802,7 +883,7 @@ impl S3 for RsgwS3 {
         );
         let res = self
             .gw
-            .get_object(&who, &i.bucket, &i.key, params)
+            .get_object(&rq, &i.bucket, &i.key, params)
             .await
             .map_err(to_s3)?;
         let m = &res.meta;
@@ -847,9 +928,9 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<DeleteObjectInput>,
     ) -> S3Result<S3Response<DeleteObjectOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         self.gw
-            .delete_object(&who, &req.input.bucket, &req.input.key)
+            .delete_object(&rq, &req.input.bucket, &req.input.key)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(DeleteObjectOutput::default()))
@@ -859,7 +940,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<DeleteObjectsInput>,
     ) -> S3Result<S3Response<DeleteObjectsOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         if i.delete.objects.len() > 1000 {
             return Err(s3_error!(MalformedXML, "at most 1000 keys per request"));
@@ -868,7 +949,7 @@ impl S3 for RsgwS3 {
         let quiet = i.delete.quiet.unwrap_or(false);
         let (mut deleted, mut errors) = (Vec::new(), Vec::new());
         for o in i.delete.objects {
-            match self.gw.delete_object(&who, &i.bucket, &o.key).await {
+            match self.gw.delete_object(&rq, &i.bucket, &o.key).await {
                 Ok(()) => {
                     if !quiet {
                         deleted.push(DeletedObject {
@@ -899,11 +980,11 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<GetObjectAclInput>,
     ) -> S3Result<S3Response<GetObjectAclOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let res = self
             .gw
-            .get_object_acl(&who, &i.bucket, &i.key)
+            .get_object_acl(&rq, &i.bucket, &i.key)
             .await
             .map_err(to_s3)?;
         let name = self.gw.display_name(&res.owner).await;
@@ -924,13 +1005,13 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<PutObjectAclInput>,
     ) -> S3Result<S3Response<PutObjectAclOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let acl = requested_acl(
             req.input.acl.as_ref().map(ObjectCannedACL::as_str),
             req.input.access_control_policy.as_ref(),
         )?;
         self.gw
-            .set_object_acl(&who, &req.input.bucket, &req.input.key, acl)
+            .set_object_acl(&rq, &req.input.bucket, &req.input.key, acl)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(PutObjectAclOutput::default()))
@@ -940,7 +1021,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<CreateMultipartUploadInput>,
     ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let headers = stored_headers!(i, req.headers);
         let params = PutParams {
@@ -951,7 +1032,7 @@ impl S3 for RsgwS3 {
         };
         let upload_id = self
             .gw
-            .create_multipart(&who, &i.bucket, &i.key, params)
+            .create_multipart(&rq, &i.bucket, &i.key, params)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(CreateMultipartUploadOutput {
@@ -966,7 +1047,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<UploadPartInput>,
     ) -> S3Result<S3Response<UploadPartOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let checker = Checker::new(
             Checksum {
@@ -997,7 +1078,7 @@ impl S3 for RsgwS3 {
         let part = self
             .gw
             .upload_part(
-                &who,
+                &rq,
                 &i.bucket,
                 &i.key,
                 &i.upload_id,
@@ -1025,7 +1106,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<CompleteMultipartUploadInput>,
     ) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let parts = i
             .multipart_upload
@@ -1044,7 +1125,7 @@ impl S3 for RsgwS3 {
             .collect::<S3Result<Vec<_>>>()?;
         let res = self
             .gw
-            .complete_multipart(&who, &i.bucket, &i.key, &i.upload_id, &parts)
+            .complete_multipart(&rq, &i.bucket, &i.key, &i.upload_id, &parts)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(CompleteMultipartUploadOutput {
@@ -1060,10 +1141,10 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<AbortMultipartUploadInput>,
     ) -> S3Result<S3Response<AbortMultipartUploadOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         self.gw
-            .abort_multipart(&who, &i.bucket, &i.key, &i.upload_id)
+            .abort_multipart(&rq, &i.bucket, &i.key, &i.upload_id)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(AbortMultipartUploadOutput::default()))
@@ -1073,13 +1154,13 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<ListPartsInput>,
     ) -> S3Result<S3Response<ListPartsOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let max = i.max_parts.unwrap_or(1000).clamp(0, 1000);
         let marker = i.part_number_marker.unwrap_or(0).max(0) as u32;
         let (up, parts, truncated) = self
             .gw
-            .list_parts(&who, &i.bucket, &i.key, &i.upload_id, marker, max as usize)
+            .list_parts(&rq, &i.bucket, &i.key, &i.upload_id, marker, max as usize)
             .await
             .map_err(to_s3)?;
         let owner = self.owner(&up.owner).await;
@@ -1117,13 +1198,13 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<ListMultipartUploadsInput>,
     ) -> S3Result<S3Response<ListMultipartUploadsOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let max = i.max_uploads.unwrap_or(1000).clamp(0, 1000);
         let list = self
             .gw
             .list_multipart_uploads(
-                &who,
+                &rq,
                 &i.bucket,
                 i.prefix.as_deref().unwrap_or(""),
                 i.key_marker.as_deref().unwrap_or(""),
@@ -1165,7 +1246,7 @@ impl S3 for RsgwS3 {
         &self,
         req: S3Request<CopyObjectInput>,
     ) -> S3Result<S3Response<CopyObjectOutput>> {
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let CopySource::Bucket {
             bucket: src_bucket,
@@ -1201,7 +1282,7 @@ impl S3 for RsgwS3 {
         let res = self
             .gw
             .copy_object(
-                &who,
+                &rq,
                 src_bucket,
                 src_key,
                 &i.bucket,
@@ -1227,7 +1308,7 @@ impl S3 for RsgwS3 {
         req: S3Request<ListObjectVersionsInput>,
     ) -> S3Result<S3Response<ListObjectVersionsOutput>> {
         // Buckets are unversioned: every object is its own only ("null") version.
-        let who = self.principal(&req).await?;
+        let rq = self.requester(&req).await?;
         let i = req.input;
         let max = max_keys(i.max_keys);
         let params = ListParams {
@@ -1237,7 +1318,7 @@ impl S3 for RsgwS3 {
             max_keys: max as usize,
         };
         let enc = Encoder::new(&i.encoding_type)?;
-        let (res, objects, mut prefixes) = self.list(&who, &i.bucket, params, true).await?;
+        let (res, objects, mut prefixes) = self.list(&rq, &i.bucket, params, true, true).await?;
         enc.listing(&mut [], &mut prefixes);
         let versions = objects
             .into_iter()
@@ -1755,7 +1836,7 @@ mod tests {
             let got: Vec<_> = grants.iter().map(flat).collect();
             let want: Vec<_> = want
                 .iter()
-                .map(|(t, who, p)| ((*t).to_string(), (*who).to_string(), (*p).to_string()))
+                .map(|(t, rq, p)| ((*t).to_string(), (*rq).to_string(), (*p).to_string()))
                 .collect();
             assert_eq!(got, want, "{acl:?} in {bucket_owner:?}'s bucket");
             // users carry ID and DisplayName, groups only their URI

@@ -158,3 +158,30 @@ def test_object_acl(t, bucket):
     policy = {"Owner": acl["Owner"], "Grants": acl["Grants"]}
     t.alice.put_object_acl(Bucket=bucket, Key="b", AccessControlPolicy=policy)
     assert t.bob.get_object(Bucket=bucket, Key="b")["Body"].read() == b"y"
+
+
+def test_encryption_is_refused_never_ignored(t, bucket):
+    """rsgw stores objects in clear: SSE-S3, SSE-KMS and SSE-C requests are
+    refused before anything is stored (501 NotImplemented), never answered
+    as if honoured. radosgw without TLS refuses them too (400
+    InvalidRequest: SSE needs a secure connection)."""
+    want = ("InvalidRequest", 400) if t.is_radosgw else ("NotImplemented", 501)
+    asks = {
+        "sse-s3": dict(ServerSideEncryption="AES256"),
+        "sse-kms": dict(ServerSideEncryption="aws:kms", SSEKMSKeyId="key-1"),
+        "sse-c": dict(SSECustomerAlgorithm="AES256", SSECustomerKey="k" * 32),
+    }
+    for name, kw in asks.items():
+        code, status, _ = error_of(t.alice.put_object, Bucket=bucket, Key=name, Body=b"secret", **kw)
+        assert (code, status) == want, name
+        code, status, _ = error_of(t.alice.create_multipart_upload, Bucket=bucket, Key=name, **kw)
+        assert (code, status) == want, name
+    t.alice.put_object(Bucket=bucket, Key="plain", Body=b"plain")
+    copy = dict(Bucket=bucket, Key="copy", CopySource=f"{bucket}/plain", ServerSideEncryption="AES256")
+    if t.is_radosgw:
+        # radosgw 16.2 copies, unencrypted over plain HTTP (docs/s3.md)
+        t.alice.copy_object(**copy)
+        t.alice.delete_object(Bucket=bucket, Key="copy")
+    else:
+        assert error_of(t.alice.copy_object, **copy)[:2] == want
+    assert [o["Key"] for o in t.alice.list_objects_v2(Bucket=bucket)["Contents"]] == ["plain"]

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::acl::CannedAcl;
 use crate::authz::{Access, BucketPolicy, Requester, Target};
 use crate::cache::Change;
+use crate::cors::CorsRule;
 use crate::ids::{now_secs, unique_id};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -33,6 +34,9 @@ pub struct BucketInfo {
     /// Its bucket policy, if one is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<BucketPolicy>,
+    /// Its CORS rules, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cors: Option<Vec<CorsRule>>,
 }
 
 fn one_shard() -> u32 {
@@ -154,6 +158,7 @@ impl Gateway {
             acl: acl.for_bucket(),
             index_shards: self.opts.bucket_index_shards.max(1),
             policy: None,
+            cors: None,
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

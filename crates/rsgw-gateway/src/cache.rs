@@ -210,6 +210,7 @@ mod tests {
             index_shards: 1,
             acl: CannedAcl::Private,
             policy: None,
+            cors: None,
         }
     }
 

@@ -84,6 +84,9 @@ pub enum GatewayError {
     /// A bucket policy document is not valid; the text says why.
     #[error("{0}")]
     MalformedPolicy(String),
+    /// The bucket has no CORS configuration.
+    #[error("the CORS configuration does not exist")]
+    NoSuchCorsConfiguration,
     /// The bucket has no policy.
     #[error("the bucket policy does not exist")]
     NoSuchBucketPolicy,

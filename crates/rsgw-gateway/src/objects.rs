@@ -1922,6 +1922,7 @@ mod tests {
             acl: CannedAcl::PublicReadWrite,
             index_shards: 1,
             policy: None,
+            cors: None,
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

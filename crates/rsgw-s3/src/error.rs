@@ -57,6 +57,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::MalformedXml(_) => S3ErrorCode::MalformedXML,
         G::MalformedPolicy(_) => S3ErrorCode::MalformedPolicy,
         G::NoSuchBucketPolicy => S3ErrorCode::NoSuchBucketPolicy,
+        G::NoSuchCorsConfiguration => S3ErrorCode::NoSuchCORSConfiguration,
         G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
         G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
             S3ErrorCode::InvalidArgument
@@ -157,6 +158,7 @@ mod tests {
             G::MalformedXml(_) => "MalformedXml",
             G::MalformedPolicy(_) => "MalformedPolicy",
             G::NoSuchBucketPolicy => "NoSuchBucketPolicy",
+            G::NoSuchCorsConfiguration => "NoSuchCorsConfiguration",
             G::NoSuchUser(_) => "NoSuchUser",
             G::UserExists(_) => "UserExists",
             G::KeyExists(_) => "KeyExists",
@@ -182,7 +184,7 @@ mod tests {
 
     /// How many names `variant` knows: 32 gateway variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 43;
+    const VARIANTS: usize = 44;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -265,6 +267,12 @@ mod tests {
                 false,
             ),
             (G::NoSuchBucketPolicy, "NoSuchBucketPolicy", 404, false),
+            (
+                G::NoSuchCorsConfiguration,
+                "NoSuchCORSConfiguration",
+                404,
+                false,
+            ),
             // admin failures never reach S3 clients but still map to a 4xx
             (G::NoSuchUser("bob".into()), "InvalidArgument", 400, false),
             (G::UserExists("bob".into()), "InvalidArgument", 400, false),

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod checksums;
+mod cors;
 mod dates;
 mod error;
 mod frontend;
@@ -82,7 +83,7 @@ fn refuse_encryption(headers: &http::HeaderMap) -> S3Result<()> {
 /// `<name>[:port]` and any other host (an IP address, say) are path-style.
 /// Where names nest (`s3.test` and `eu.s3.test`), the longest one that fits
 /// wins: `eu.s3.test` is the service itself, not bucket `eu`.
-struct DnsNames(Vec<String>);
+pub(crate) struct DnsNames(Vec<String>);
 
 impl S3Host for DnsNames {
     fn parse_host_header<'a>(&'a self, host: &'a str) -> S3Result<VirtualHost<'a>> {
@@ -123,7 +124,7 @@ pub fn service(
         gw: gw.clone(),
         zonegroup: zonegroup.to_string(),
     });
-    b.set_auth(GatewayAuth(gw));
+    b.set_auth(GatewayAuth(gw.clone()));
     b.set_access(AclDecidesLater);
     if !dns_names.is_empty() {
         if let Some(bad) = dns_names
@@ -134,7 +135,9 @@ pub fn service(
         }
         b.set_host(DnsNames(dns_names.to_vec()));
     }
-    Ok(RequestIdService::new(b.build(), max_header_size))
+    let hosts = (!dns_names.is_empty()).then(|| std::sync::Arc::new(DnsNames(dns_names.to_vec())));
+    let cors = cors::Cors::new(gw, hosts);
+    Ok(RequestIdService::new(b.build(), max_header_size, cors))
 }
 
 #[cfg(test)]

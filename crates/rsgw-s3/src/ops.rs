@@ -579,6 +579,72 @@ impl S3 for RsgwS3 {
         }))
     }
 
+    async fn get_bucket_cors(
+        &self,
+        req: S3Request<GetBucketCorsInput>,
+    ) -> S3Result<S3Response<GetBucketCorsOutput>> {
+        let rq = self.requester(&req).await?;
+        let rules = self
+            .gw
+            .get_bucket_cors(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        let opt = |v: Vec<String>| (!v.is_empty()).then_some(v);
+        Ok(S3Response::new(GetBucketCorsOutput {
+            cors_rules: Some(
+                rules
+                    .into_iter()
+                    .map(|r| CORSRule {
+                        id: r.id,
+                        allowed_origins: r.allowed_origins,
+                        allowed_methods: r.allowed_methods,
+                        allowed_headers: opt(r.allowed_headers),
+                        expose_headers: opt(r.expose_headers),
+                        max_age_seconds: r.max_age_seconds,
+                    })
+                    .collect(),
+            ),
+        }))
+    }
+
+    async fn put_bucket_cors(
+        &self,
+        req: S3Request<PutBucketCorsInput>,
+    ) -> S3Result<S3Response<PutBucketCorsOutput>> {
+        let rq = self.requester(&req).await?;
+        let i = req.input;
+        let rules = i
+            .cors_configuration
+            .cors_rules
+            .into_iter()
+            .map(|r| rsgw_gateway::CorsRule {
+                id: r.id,
+                allowed_origins: r.allowed_origins,
+                allowed_methods: r.allowed_methods,
+                allowed_headers: r.allowed_headers.unwrap_or_default(),
+                expose_headers: r.expose_headers.unwrap_or_default(),
+                max_age_seconds: r.max_age_seconds,
+            })
+            .collect();
+        self.gw
+            .put_bucket_cors(&rq, &i.bucket, rules)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutBucketCorsOutput::default()))
+    }
+
+    async fn delete_bucket_cors(
+        &self,
+        req: S3Request<DeleteBucketCorsInput>,
+    ) -> S3Result<S3Response<DeleteBucketCorsOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .delete_bucket_cors(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteBucketCorsOutput::default()))
+    }
+
     async fn put_bucket_policy(
         &self,
         req: S3Request<PutBucketPolicyInput>,

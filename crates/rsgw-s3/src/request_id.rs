@@ -11,6 +11,7 @@ use hyper::body::Incoming;
 use s3s::Body;
 use s3s::service::S3Service;
 
+use crate::cors::{Cors, Preflight};
 use crate::operation::S3Op;
 
 /// Request ids unique within a process and across its restarts:
@@ -67,6 +68,7 @@ pub struct RequestIdService {
     inner: S3Service,
     ids: Arc<RequestIds>,
     max_header_size: usize,
+    cors: Cors,
 }
 
 fn error_response(
@@ -127,11 +129,12 @@ fn request_has_body(h: &http::HeaderMap) -> bool {
 }
 
 impl RequestIdService {
-    pub(crate) fn new(inner: S3Service, max_header_size: usize) -> Self {
+    pub(crate) fn new(inner: S3Service, max_header_size: usize, cors: Cors) -> Self {
         RequestIdService {
             inner,
             ids: Arc::new(RequestIds::new()),
             max_header_size,
+            cors,
         }
     }
 
@@ -165,7 +168,25 @@ impl RequestIdService {
             .sum();
         let dates = crate::dates::check_sigv2(req.headers(), std::time::SystemTime::now())
             .and_then(|()| crate::dates::check_sigv4_shape(req.headers(), req.uri().query()));
-        let mut resp = if let Err(e) = dates {
+        let preflight = req.method() == http::Method::OPTIONS;
+        let cors_asked = if preflight {
+            None
+        } else {
+            self.cors.asked(&req)
+        };
+        let mut resp = if preflight {
+            slot.set(S3Op::PreflightCors);
+            match self.cors.preflight(&req).await {
+                Preflight::Allowed(h) => {
+                    let mut r = http::Response::new(Body::empty());
+                    *r.headers_mut() = h;
+                    r
+                }
+                Preflight::Refused(status, code, message) => {
+                    error_response(status, code, &message, &id)
+                }
+            }
+        } else if let Err(e) = dates {
             let (status, code, message) = e.s3();
             error_response(status, code, message, &id)
         } else if header_bytes > self.max_header_size {
@@ -231,6 +252,9 @@ impl RequestIdService {
         }
         if let Ok(v) = http::HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-amz-request-id", v);
+        }
+        if let Some(asked) = &cors_asked {
+            self.cors.decorate(asked, &mut resp).await;
         }
         resp.extensions_mut().insert(routed.unwrap_or(S3Op::Other));
         // An error may be answered before the body was read, and a client

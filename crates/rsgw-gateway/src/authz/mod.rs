@@ -112,6 +112,8 @@ actions! {
     PutBucketPolicy = "s3:PutBucketPolicy", false;
     DeleteBucketPolicy = "s3:DeleteBucketPolicy", false;
     GetBucketPolicyStatus = "s3:GetBucketPolicyStatus", false;
+    GetBucketCors = "s3:GetBucketCORS", false;
+    PutBucketCors = "s3:PutBucketCORS", false;
     GetObject = "s3:GetObject", true;
     PutObject = "s3:PutObject", true;
     DeleteObject = "s3:DeleteObject", true;
@@ -254,6 +256,10 @@ pub(crate) enum Access {
     DeleteBucketPolicy,
     /// GetBucketPolicyStatus.
     GetBucketPolicyStatus,
+    /// GetBucketCors.
+    GetBucketCors,
+    /// PutBucketCors, DeleteBucketCors.
+    PutBucketCors,
     /// GetObject, HeadObject, a copy's source.
     GetObject,
     /// PutObject, a copy's destination, CreateMultipartUpload.
@@ -311,6 +317,8 @@ impl Access {
             Access::PutBucketPolicy => (Action::PutBucketPolicy, BucketOwner),
             Access::DeleteBucketPolicy => (Action::DeleteBucketPolicy, BucketOwner),
             Access::GetBucketPolicyStatus => (Action::GetBucketPolicyStatus, BucketOwner),
+            Access::GetBucketCors => (Action::GetBucketCors, BucketOwner),
+            Access::PutBucketCors => (Action::PutBucketCors, BucketOwner),
             Access::GetObject => (Action::GetObject, ObjectRead),
             Access::PutObject => (Action::PutObject, BucketWrite),
             Access::WritePart => (Action::PutObject, UploadOwner),
@@ -517,6 +525,7 @@ mod tests {
             acl,
             index_shards: 1,
             policy: policy.map(|p| BucketPolicy::parse(p, "pub").expect("valid")),
+            cors: None,
         }
     }
 

@@ -37,8 +37,8 @@ def gateway(gateway):
     """An rsgw of the test's own on the target's store, started with .start(),
     restartable after .kill()."""
 
-    def make(extra="", sections=""):
-        return gateway("faults", extra, sections, start=False)
+    def make(extra="", sections="", name="faults"):
+        return gateway(name, extra, sections, start=False)
 
     return make
 
@@ -52,19 +52,26 @@ def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
     """Writers overwrite 24 keys (1 KiB to 9 MiB, across stripes) when the
     gateway is SIGKILLed: after a restart every key holds exactly its old or
     its new version; the collector then removes what the killed writes left,
-    and every key still reads the same. (Each store call takes 50 ms more, so
-    that the kill lands in the middle of writes.)"""
-    gw = gateway(sections="[store]\ninject_latency_ms = 50").start()
-    c = client(gw.port)
+    and every key still reads the same. The overwrites go through an
+    instance whose every store call takes 200 ms more, so that the kill lands
+    in the middle of writes however slowly this host notices the first new
+    stripes (at 50 ms, a loaded host once noticed them after every write had
+    finished); a second instance on the same store, without the delay, writes
+    the old versions and is the one restarted."""
+    fast = gateway(name="faults-fast").start()
+    gw = gateway(sections="[store]\ninject_latency_ms = 200")
+    c = client(fast.port)
     bucket = f"k9-{uuid.uuid4().hex[:12]}"
     c.create_bucket(Bucket=bucket)
     sizes = [1024, 300 * 1024, 3 * MiB, 5 * MiB, 9 * MiB, 4 * MiB] * 4
     old = {f"k{i}": body_of(("old", i), s) for i, s in enumerate(sizes)}
     new = {f"k{i}": body_of(("new", i), s + 7) for i, s in enumerate(sizes)}
-    for k, v in old.items():
-        c.put_object(Bucket=bucket, Key=k, Body=v)
-    bucket_id = admin(str(gw.cfg), "bucket", "stats", "--bucket", bucket)["id"]
-    settled = set(stripes_of(str(gw.cfg), bucket_id))
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda kv: c.put_object(Bucket=bucket, Key=kv[0], Body=kv[1]), old.items()))
+    fast.stop()
+    gw.start()
+    bucket_id = admin(str(fast.cfg), "bucket", "stats", "--bucket", bucket)["id"]
+    settled = set(stripes_of(str(fast.cfg), bucket_id))
 
     def overwrite(k):
         try:
@@ -76,13 +83,13 @@ def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
         futures = [pool.submit(overwrite, k) for k in old]
         # kill once new stripes are being written: some writes are mid-object
         deadline = time.time() + 30
-        while len(set(stripes_of(str(gw.cfg), bucket_id)) - settled) < 3 and time.time() < deadline:
+        while len(set(stripes_of(str(fast.cfg), bucket_id)) - settled) < 3 and time.time() < deadline:
             time.sleep(0.1)
         gw.kill()
         concurrent.futures.wait(futures, timeout=60)
-    in_flight = set(stripes_of(str(gw.cfg), bucket_id)) - settled
-    gw.start()
-    c = client(gw.port)
+    in_flight = set(stripes_of(str(fast.cfg), bucket_id)) - settled
+    fast.start()
+    c = client(fast.port)
 
     def versions():
         got = {}
@@ -94,15 +101,15 @@ def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
 
     before = versions()
     print("after SIGKILL:", sorted(before.items()), f"{len(in_flight)} new stripes")
-    report = admin(str(gw.cfg), "gc", "run", "--include-all")
+    report = admin(str(fast.cfg), "gc", "run", "--include-all")
     print("gc:", report)
     assert versions() == before, "garbage collection changed a live object"
     assert report["collected"] >= 1, (report, "no killed write left anything to collect")
     # what remains is exactly the live objects' stripes (the first 4 MiB of
     # an object live in its head, the rest in 4 MiB stripes)
     live = sum(-(-max(0, len(old[k] if v == "old" else new[k]) - 4 * MiB) // (4 * MiB)) for k, v in before.items())
-    assert len(stripes_of(str(gw.cfg), bucket_id)) == live, (report, live)
-    again = admin(str(gw.cfg), "gc", "run", "--include-all")
+    assert len(stripes_of(str(fast.cfg), bucket_id)) == live, (report, live)
+    again = admin(str(fast.cfg), "gc", "run", "--include-all")
     assert again["stripes_deleted"] == 0 and again["entries"] == 0, again
     # the listing holds every key once, with its old or new size. It may
     # still show the old size of an object whose head committed just before

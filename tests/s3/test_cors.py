@@ -105,9 +105,7 @@ def test_actual_responses_carry_cors_headers(t, bucket):
     # errors carry them too, so that the page can read the error
     status, h, body = request(t, "GET", f"/{bucket}/private-missing", origin)
     assert status in (403, 404)
-    if not t.is_radosgw:
-        # radosgw 16.2 leaves them off error responses (docs/s3.md)
-        assert h["access-control-allow-origin"] == "https://app.example.com"
+    assert h["access-control-allow-origin"] == "https://app.example.com"
     # any other origin gets the wildcard rule's answer
     status, h, _ = request(t, "GET", f"/{bucket}/pub.txt", {"Origin": "https://evil.example.org"})
     assert status == 200

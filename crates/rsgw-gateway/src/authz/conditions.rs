@@ -18,6 +18,12 @@ use super::glob::glob;
 /// lowercased), `None` when the request has no such key.
 pub(crate) trait Lookup {
     fn value(&self, key: &str) -> Option<String>;
+
+    /// A key's value as an address (`aws:SourceIp`), without a round trip
+    /// through text where the request has it as one.
+    fn ip(&self, key: &str) -> Option<IpAddr> {
+        self.value(key)?.parse().ok()
+    }
 }
 
 /// What an operator compares.
@@ -182,6 +188,17 @@ impl Condition {
 
     /// Whether the condition holds for a request.
     pub(crate) fn holds(&self, cx: &dyn Lookup) -> bool {
+        if self.kind == Kind::IpAddress {
+            let Some(ip) = cx.ip(&self.key) else {
+                return self.negated || self.if_exists || self.for_all;
+            };
+            let ip = canonical(ip);
+            let any = self.values.iter().any(|v| match v {
+                Operand::Net(net, prefix) => in_net(ip, *net, *prefix),
+                _ => false,
+            });
+            return any != self.negated;
+        }
         let got = cx.value(&self.key);
         if self.kind == Kind::Null {
             let absent = got.is_none();
@@ -209,9 +226,7 @@ impl Condition {
             (Kind::Bool, Operand::Flag(w)) => {
                 got.eq_ignore_ascii_case(if *w { "true" } else { "false" })
             }
-            (Kind::IpAddress, Operand::Net(net, prefix)) => got
-                .parse::<IpAddr>()
-                .is_ok_and(|ip| in_net(canonical(ip), *net, *prefix)),
+            // IpAddress is matched in `holds`, on the address itself
             _ => false,
         }
     }

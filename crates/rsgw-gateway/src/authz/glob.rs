@@ -4,27 +4,37 @@
 /// Whether `text` matches `pattern` (case-sensitive; lowercase both for
 /// names that are not).
 pub(crate) fn glob(pattern: &str, text: &str) -> bool {
+    if pattern.is_ascii() && text.is_ascii() {
+        // the common case (ARNs, action names), evaluated per request:
+        // no allocation
+        return matches(pattern.as_bytes(), text.as_bytes());
+    }
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
-    // iterative matching with one backtrack point: linear in practice
+    matches(&p, &t)
+}
+
+/// Iterative matching with one backtrack point: linear in practice.
+fn matches<C: Copy + PartialEq + From<u8>>(p: &[C], t: &[C]) -> bool {
+    let (star, any) = (C::from(b'*'), C::from(b'?'));
     let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
+    let mut backtrack: Option<(usize, usize)> = None;
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+        if pi < p.len() && (p[pi] == any || p[pi] == t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
+        } else if pi < p.len() && p[pi] == star {
+            backtrack = Some((pi, ti));
             pi += 1;
-        } else if let Some((sp, st)) = star {
+        } else if let Some((sp, st)) = backtrack {
             pi = sp + 1;
             ti = st + 1;
-            star = Some((sp, st + 1));
+            backtrack = Some((sp, st + 1));
         } else {
             return false;
         }
     }
-    p[pi..].iter().all(|c| *c == '*')
+    p[pi..].iter().all(|c| *c == star)
 }
 
 #[cfg(test)]

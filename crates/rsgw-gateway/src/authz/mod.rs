@@ -211,6 +211,11 @@ impl Action {
         "s3:RestoreObject",
     ];
 
+    /// Its bit in a statement's set of matched actions.
+    pub(crate) fn bit(self) -> u64 {
+        1 << (self as u32)
+    }
+
     /// Its IAM name in lowercase, as policies' patterns are kept.
     pub(crate) fn lower_name(self) -> &'static str {
         // built once: action names are matched on every policy evaluation
@@ -221,11 +226,7 @@ impl Action {
                 .map(|a| a.name().to_ascii_lowercase())
                 .collect()
         });
-        let i = Action::KNOWN_ACTIONS
-            .iter()
-            .position(|a| *a == self)
-            .unwrap_or_default();
-        &all[i]
+        &all[self as usize]
     }
 }
 
@@ -401,6 +402,13 @@ struct Context<'a> {
 }
 
 impl Lookup for Context<'_> {
+    fn ip(&self, key: &str) -> Option<IpAddr> {
+        match key {
+            "aws:sourceip" => self.rq.source_ip,
+            _ => None,
+        }
+    }
+
     fn value(&self, key: &str) -> Option<String> {
         let rq = self.rq;
         match key {
@@ -530,8 +538,13 @@ mod tests {
     }
 
     #[test]
-    fn every_action_has_its_lowercase_name() {
-        for a in Action::KNOWN_ACTIONS {
+    fn every_action_has_its_lowercase_name_and_bit() {
+        assert!(
+            Action::KNOWN_ACTIONS.len() <= 64,
+            "a statement's action set is a u64"
+        );
+        for (i, a) in Action::KNOWN_ACTIONS.iter().enumerate() {
+            assert_eq!(a.bit(), 1 << i);
             assert_eq!(a.lower_name(), a.name().to_ascii_lowercase());
             assert!(Action::KNOWN.contains(&a.name()), "{a:?} is an S3 action");
         }

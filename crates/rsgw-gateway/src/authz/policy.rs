@@ -218,6 +218,9 @@ struct Statement {
     principal: Principals,
     /// Lowercased action patterns (`s3:get*`).
     actions: Vec<String>,
+    /// The served actions the patterns match, one bit per
+    /// `Action::KNOWN_ACTIONS` entry: what evaluation tests.
+    action_bits: u64,
     not_action: bool,
     resources: Vec<String>,
     not_resource: bool,
@@ -267,7 +270,7 @@ impl Statement {
                             return Err(format!("Policy has invalid action: {a}"));
                         }
                     }
-                    let list = list.iter().map(|a| a.to_ascii_lowercase()).collect();
+                    let list: Vec<String> = list.iter().map(|a| a.to_ascii_lowercase()).collect();
                     actions = Some((list, field == "NotAction"));
                 }
                 "Resource" | "NotResource" => {
@@ -288,10 +291,16 @@ impl Statement {
         let principal = principal.ok_or("Missing required field Principal")?;
         let (actions, not_action) = actions.ok_or("Missing required field Action")?;
         let (resources, not_resource) = resources.ok_or("Missing required field Resource")?;
+        let action_bits = Action::KNOWN_ACTIONS
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| actions.iter().any(|p| glob(p, a.lower_name())))
+            .fold(0u64, |bits, (i, _)| bits | 1 << i);
         let s = Statement {
             effect,
             principal,
             actions,
+            action_bits,
             not_action,
             resources,
             not_resource,
@@ -329,8 +338,7 @@ impl Statement {
         if !self.principal.matches(who) {
             return false;
         }
-        let name = action.lower_name();
-        if self.actions.iter().any(|p| glob(p, name)) == self.not_action {
+        if (self.action_bits & action.bit() != 0) == self.not_action {
             return false;
         }
         if self.resources.iter().any(|p| glob(p, resource)) == self.not_resource {

@@ -56,6 +56,10 @@ def test_aws_cli(t, cli, files, tmp_path):
     try:
         # 21 MiB goes up as a multipart upload (default threshold 8 MiB)
         run(aws + ["s3", "cp", str(files / "sub" / "big.bin"), f"s3://{bucket}/big.bin"], env)
+        # a server-side copy above the threshold: UploadPartCopy, part by part
+        run(aws + ["s3", "cp", f"s3://{bucket}/big.bin", f"s3://{bucket}/copy.bin"], env)
+        run(aws + ["s3", "cp", f"s3://{bucket}/copy.bin", str(tmp_path / "copy.out")], env)
+        assert sha(tmp_path / "copy.out") == sha(files / "sub" / "big.bin")
         run(aws + ["s3", "sync", str(files), f"s3://{bucket}/tree"], env)
         listing = run(aws + ["s3", "ls", "--recursive", f"s3://{bucket}/"], env).decode()
         for key in ["big.bin", "tree/small.txt", "tree/sub/big.bin", "tree/sub/empty"]:

@@ -20,7 +20,8 @@ use crate::authz::{Access, Requester, Target};
 use crate::buckets::BucketInfo;
 use crate::ids::{now_secs, unique_id};
 use crate::objects::{
-    BodyCheck, BodyStream, GcEntry, ObjectMeta, PutParams, PutResult, Tail, validate_key,
+    BodyCheck, BodyStream, GcEntry, GetParams, ObjectMeta, PutParams, PutResult, RangeSpec, Tail,
+    validate_key,
 };
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -347,6 +348,65 @@ impl Gateway {
                 return Ok(parts);
             }
         }
+    }
+
+    /// Copies an object, or the bytes `first..=last` of it, into a part
+    /// (UploadPartCopy). The source is read as GetObject reads it (its
+    /// authorization, and `conditions`: the `x-amz-copy-source-if-*`
+    /// checks) and streamed into the part as UploadPart stores one. A range
+    /// must lie within the object (`InvalidRange`), as S3 requires of
+    /// `x-amz-copy-source-range`.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn upload_part_copy(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        number: u32,
+        src_bucket: &str,
+        src_key: &str,
+        range: Option<(u64, u64)>,
+        conditions: GetParams,
+    ) -> GatewayResult<PartInfo> {
+        let src = self
+            .get_object(
+                rq,
+                src_bucket,
+                src_key,
+                GetParams {
+                    range: range.map(|(first, last)| RangeSpec::Int {
+                        first,
+                        last: Some(last),
+                    }),
+                    head_only: false,
+                    ..conditions
+                },
+            )
+            .await
+            .map_err(|e| match e {
+                GatewayError::NotModified { .. } => GatewayError::PreconditionFailed,
+                e => e,
+            })?;
+        if range.is_some_and(|(_, last)| last >= src.meta.size) {
+            return Err(GatewayError::InvalidRange);
+        }
+        let len = src.range.map_or(src.meta.size, |(start, end)| end - start);
+        let body = src
+            .body
+            .unwrap_or_else(|| Box::pin(futures::stream::empty()));
+        self.upload_part(
+            rq,
+            bucket,
+            key,
+            upload_id,
+            number,
+            Some(len),
+            None,
+            None,
+            body,
+        )
+        .await
     }
 
     /// Parts of an upload after `marker`, at most `max`.
@@ -713,6 +773,79 @@ mod tests {
         let numbers: Vec<u32> = parts.iter().map(|p| p.number).collect();
         assert_eq!(numbers, [1, 2, 9_999, 10_000]);
         assert!(!truncated);
+    }
+
+    /// UploadPartCopy: whole objects and ranges become parts, read as
+    /// GetObject reads them.
+    #[tokio::test]
+    async fn parts_copied_from_objects() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "mpu").await;
+        let src = b"abcdefghijklmnopqrst";
+        f.gw.put_object(
+            &owner(),
+            "mpu",
+            "src",
+            PutParams {
+                content_length: Some(src.len() as u64),
+                ..Default::default()
+            },
+            body(src, 3),
+        )
+        .await
+        .expect("source");
+        let up = start(&f, "copy").await;
+        let me = owner();
+        let copy = |n, range| {
+            f.gw.upload_part_copy(
+                &me,
+                "mpu",
+                "copy",
+                &up,
+                n,
+                "mpu",
+                "src",
+                range,
+                GetParams::default(),
+            )
+        };
+        let p1 = copy(1, Some((0, 9))).await.expect("range");
+        let p2 = copy(2, None).await.expect("whole");
+        let p3 = copy(3, Some((19, 19))).await.expect("last byte");
+        assert_eq!((p1.size, p2.size, p3.size), (10, 20, 1));
+        assert!(matches!(
+            copy(4, Some((5, 20))).await,
+            Err(GatewayError::InvalidRange)
+        ));
+        assert!(matches!(
+            copy(4, Some((20, 20))).await,
+            Err(GatewayError::InvalidRange)
+        ));
+        // the source is read as its reader may: bob may not
+        assert!(matches!(
+            f.gw.upload_part_copy(
+                &Requester::user("bob"),
+                "mpu",
+                "copy",
+                &up,
+                4,
+                "mpu",
+                "src",
+                None,
+                GetParams::default(),
+            )
+            .await,
+            Err(GatewayError::AccessDenied)
+        ));
+        let parts = [(1, p1.etag), (2, p2.etag), (3, p3.etag)];
+        f.gw.complete_multipart(&owner(), "mpu", "copy", &up, &parts)
+            .await
+            .expect("complete");
+        let got =
+            f.gw.get_object(&owner(), "mpu", "copy", GetParams::default())
+                .await
+                .expect("get");
+        let data = collect(got.body.expect("body")).await.expect("read");
+        assert_eq!(data, b"abcdefghijabcdefghijklmnopqrstt");
     }
 
     /// What CompleteMultipartUpload refuses, before anything changes.

@@ -97,6 +97,8 @@ operations! {
     CreateMultipartUpload,
     /// PUT /bucket/key?partNumber&uploadId.
     UploadPart,
+    /// PUT /bucket/key?partNumber&uploadId with x-amz-copy-source.
+    UploadPartCopy,
     /// POST /bucket/key?uploadId.
     CompleteMultipartUpload,
     /// DELETE /bucket/key?uploadId.

@@ -127,6 +127,32 @@ fn get_params(
 }
 
 /// S3 caps max-keys at 1000.
+/// `x-amz-copy-source-range`: `bytes=first-last`, both given, first at most
+/// last (S3 takes no other form).
+fn copy_source_range(v: &str) -> S3Result<(u64, u64)> {
+    let bad = || {
+        s3_error!(
+            InvalidArgument,
+            "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy"
+        )
+    };
+    let (first, last) = v
+        .strip_prefix("bytes=")
+        .and_then(|r| r.split_once('-'))
+        .ok_or_else(bad)?;
+    let num = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten()
+            .ok_or_else(bad)
+    };
+    let (first, last) = (num(first)?, num(last)?);
+    if first > last {
+        return Err(bad());
+    }
+    Ok((first, last))
+}
+
 fn max_keys(requested: Option<i32>) -> i32 {
     requested.unwrap_or(1000).clamp(0, 1000)
 }
@@ -1369,6 +1395,66 @@ impl S3 for RsgwS3 {
         }))
     }
 
+    async fn upload_part_copy(
+        &self,
+        req: S3Request<UploadPartCopyInput>,
+    ) -> S3Result<S3Response<UploadPartCopyOutput>> {
+        let rq = self.requester(&req).await?;
+        let i = req.input;
+        let CopySource::Bucket {
+            bucket: src_bucket,
+            key: src_key,
+            ..
+        } = &i.copy_source
+        else {
+            return Err(s3_error!(
+                NotImplemented,
+                "copy sources other than bucket/key are not supported"
+            ));
+        };
+        let number = u32::try_from(i.part_number).map_err(|_| {
+            s3_error!(
+                InvalidArgument,
+                "Part number must be an integer between 1 and 10000"
+            )
+        })?;
+        let range = i
+            .copy_source_range
+            .as_deref()
+            .map(copy_source_range)
+            .transpose()?;
+        let conditions = GetParams {
+            if_match: etag_list(i.copy_source_if_match),
+            if_none_match: etag_list(i.copy_source_if_none_match),
+            if_modified_since: i.copy_source_if_modified_since.map(to_system_time),
+            if_unmodified_since: i.copy_source_if_unmodified_since.map(to_system_time),
+            ..Default::default()
+        };
+        let part = self
+            .gw
+            .upload_part_copy(
+                &rq,
+                &i.bucket,
+                &i.key,
+                &i.upload_id,
+                number,
+                src_bucket,
+                src_key,
+                range,
+                conditions,
+            )
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(UploadPartCopyOutput {
+            copy_part_result: Some(CopyPartResult {
+                e_tag: Some(etag(&part.etag)),
+                last_modified: Some(ts(part.mtime)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }))
+    }
+
     async fn list_object_versions(
         &self,
         req: S3Request<ListObjectVersionsInput>,
@@ -1533,6 +1619,25 @@ mod tests {
         for (mode, want) in table {
             let mode = mode.map(|m| ChecksumMode::from(m.to_string()));
             assert_eq!(wants_checksums(mode.as_ref()), want, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn copy_source_ranges_take_one_form() {
+        assert_eq!(copy_source_range("bytes=0-9").expect("ok"), (0, 9));
+        assert_eq!(copy_source_range("bytes=5-5").expect("ok"), (5, 5));
+        for bad in [
+            "bytes=9-0",
+            "bytes=-5",
+            "bytes=5-",
+            "0-9",
+            "bytes=a-b",
+            "bytes=0-9,10-11",
+            "bytes= 0-9",
+            "bytes=0-99999999999999999999999",
+        ] {
+            let e = copy_source_range(bad).expect_err(bad);
+            assert_eq!(*e.code(), S3ErrorCode::InvalidArgument, "{bad}");
         }
     }
 

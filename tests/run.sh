@@ -104,7 +104,7 @@ echo "targets: $S3_TARGETS"
 echo "python: $(command -v python3) ($(python3 -c 'import boto3, pytest; print("boto3", boto3.__version__, "pytest", pytest.__version__)'))"
 cd "$here"
 status=0
-python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}" || status=$?
+python3 -m pytest -q -p no:cacheprovider --durations=15 "${pytest_args[@]}" || status=$?
 # the targets must still run, and stop cleanly
 for name in "${RSGW_NAMES[@]}"; do rsgw_stop "$name" || status=1; done
 exit $status

@@ -15,7 +15,7 @@
 #   FUZZ_SEED=N seeds libFuzzer (default 1, so that the test command's short
 #   runs explore the same inputs on every machine and a red run means the
 #   code changed, not the dice; FUZZ_SEED=0 draws a new seed each run).
-# The test command runs it with 30 s per target; docs/reliability.md has the
+# The test command runs it with 15 s per target; docs/reliability.md has the
 # long runs' figures.
 set -euo pipefail
 cd "$(dirname "$0")"

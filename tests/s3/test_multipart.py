@@ -121,7 +121,10 @@ def test_upload_part_copy(t, bucket):
     r3 = t.alice.upload_part_copy(**copy, PartNumber=3, CopySource={"Bucket": bucket, "Key": "small"})
     for r in (r1, r2, r3):
         assert r["CopyPartResult"]["ETag"].strip('"')
-    # conditions on the source, ranges past its end, a source bob may not read
+    # conditions on the source, ranges past its end, a source bob may not
+    # read: tried on an upload of their own, aborted after
+    scratch = t.alice.create_multipart_upload(Bucket=bucket, Key="scratch")["UploadId"]
+    copy = dict(Bucket=bucket, Key="scratch", UploadId=scratch)
     stale = dict(copy, PartNumber=4, CopySource=f"{bucket}/small",
                  CopySourceIfMatch='"0123456789abcdef0123456789abcdef"')
     if t.is_radosgw:
@@ -147,6 +150,7 @@ def test_upload_part_copy(t, bucket):
     finally:
         t.bob.delete_object(Bucket=private, Key="secret")
         t.bob.delete_bucket(Bucket=private)
+    t.alice.abort_multipart_upload(Bucket=bucket, Key="scratch", UploadId=scratch)
     parts = [{"PartNumber": n, "ETag": r["CopyPartResult"]["ETag"]} for n, r in ((1, r1), (2, r2), (3, r3))]
     t.alice.complete_multipart_upload(Bucket=bucket, Key="joined", UploadId=up, MultipartUpload={"Parts": parts})
     got = t.alice.get_object(Bucket=bucket, Key="joined")["Body"].read()

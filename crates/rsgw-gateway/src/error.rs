@@ -84,6 +84,9 @@ pub enum GatewayError {
     /// A bucket policy document is not valid; the text says why.
     #[error("{0}")]
     MalformedPolicy(String),
+    /// A tag set breaks S3's rules; the text says which.
+    #[error("{0}")]
+    InvalidTag(String),
     /// The bucket has no CORS configuration.
     #[error("the CORS configuration does not exist")]
     NoSuchCorsConfiguration,

@@ -23,6 +23,7 @@ mod layout;
 mod list;
 mod multipart;
 mod objects;
+mod tagging;
 #[cfg(test)]
 mod testutil;
 mod users;
@@ -45,6 +46,7 @@ pub use objects::{
     BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
     PutResult, RangeSpec, Tail,
 };
+pub use tagging::{MAX_OBJECT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, check_tags};
 pub use users::{AccessKey, User};
 
 /// Sizes and limits of the gateway layer.

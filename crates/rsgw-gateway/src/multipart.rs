@@ -49,6 +49,9 @@ pub struct UploadInfo {
     pub user_meta: BTreeMap<String, String>,
     /// ACL of the future object.
     pub acl: CannedAcl,
+    /// Tags of the future object.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
 }
 
 /// One uploaded part.
@@ -142,6 +145,7 @@ impl Gateway {
             headers: params.headers,
             user_meta: params.user_meta,
             acl: params.acl,
+            tags: params.tags,
         };
         let data = Bytes::from(serde_json::to_vec(&up)?);
         self.store
@@ -486,6 +490,7 @@ impl Gateway {
             acl: up.acl,
             headers: up.headers.clone(),
             user_meta: up.user_meta.clone(),
+            tags: up.tags.clone(),
             tag: unique_id(),
             head_len: 0,
             tails: chosen.iter().map(|p| p.tail.clone()).collect(),

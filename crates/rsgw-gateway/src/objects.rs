@@ -53,6 +53,9 @@ pub struct ObjectMeta {
     pub headers: BTreeMap<String, String>,
     /// `x-amz-meta-*` metadata, names without the prefix.
     pub user_meta: BTreeMap<String, String>,
+    /// The object's tags (`x-amz-tagging`, PutObjectTagging).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
     /// Tag of the write that made this version; the next overwrite is
     /// guarded by it.
     pub tag: String,
@@ -132,6 +135,8 @@ pub struct PutParams {
     pub headers: BTreeMap<String, String>,
     /// `x-amz-meta-*` metadata.
     pub user_meta: BTreeMap<String, String>,
+    /// Tags to store (checked: `check_tags`).
+    pub tags: BTreeMap<String, String>,
     /// The object's ACL.
     pub acl: CannedAcl,
     /// Content-MD5, decoded.
@@ -482,6 +487,7 @@ impl Gateway {
             acl: params.acl,
             headers: params.headers.clone(),
             user_meta: params.user_meta.clone(),
+            tags: params.tags.clone(),
             tag: tag.clone(),
             head_len: head.len() as u64,
             tails: if stripes > 0 {
@@ -868,6 +874,23 @@ impl Gateway {
         key: &str,
         acl: CannedAcl,
     ) -> GatewayResult<()> {
+        self.update_meta(rq, Access::PutObjectAcl, bucket, key, |meta| {
+            meta.acl = acl;
+        })
+        .await
+    }
+
+    /// Changes an existing object's metadata in place (its ACL, its tags),
+    /// guarded by the write tag so that a concurrent overwrite is never
+    /// undone: a lost race reads the new version and changes that.
+    pub(crate) async fn update_meta(
+        &self,
+        rq: &Requester,
+        access: Access,
+        bucket: &str,
+        key: &str,
+        change: impl Fn(&mut ObjectMeta),
+    ) -> GatewayResult<()> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         let head_id = layout::head(&info.id, key);
@@ -877,10 +900,10 @@ impl Gateway {
             };
             self.authorize(
                 rq,
-                Access::PutObjectAcl,
+                access,
                 &Target::object(&info, key, meta.owner_in(&info), meta.acl),
             )?;
-            meta.acl = acl;
+            change(&mut meta);
             let json = Bytes::from(serde_json::to_vec(&meta)?);
             match self
                 .store
@@ -934,7 +957,8 @@ pub enum CopyMetadata {
 impl Gateway {
     /// Copies an object (within or across buckets), streaming its data
     /// through the gateway. `conditions` are the `x-amz-copy-source-if-*`
-    /// checks on the source.
+    /// checks on the source; `tags` replace the source's tags
+    /// (`x-amz-tagging-directive: REPLACE`), `None` copies them.
     #[allow(clippy::too_many_arguments)]
     pub async fn copy_object(
         &self,
@@ -945,6 +969,7 @@ impl Gateway {
         dst_key: &str,
         metadata: CopyMetadata,
         acl: CannedAcl,
+        tags: Option<BTreeMap<String, String>>,
         conditions: GetParams,
     ) -> GatewayResult<PutResult> {
         if src_bucket == dst_bucket && src_key == dst_key && matches!(metadata, CopyMetadata::Copy)
@@ -979,6 +1004,7 @@ impl Gateway {
         let params = PutParams {
             headers,
             user_meta,
+            tags: tags.unwrap_or_else(|| src.meta.tags.clone()),
             acl,
             content_length: Some(src.meta.size),
             ..Default::default()
@@ -1958,6 +1984,7 @@ mod tests {
                     dst,
                     md,
                     CannedAcl::Private,
+                    None,
                     cond,
                 )
                 .await

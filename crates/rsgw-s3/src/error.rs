@@ -58,6 +58,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::MalformedPolicy(_) => S3ErrorCode::MalformedPolicy,
         G::NoSuchBucketPolicy => S3ErrorCode::NoSuchBucketPolicy,
         G::NoSuchCorsConfiguration => S3ErrorCode::NoSuchCORSConfiguration,
+        G::InvalidTag(_) => S3ErrorCode::InvalidTag,
         G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
         G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
             S3ErrorCode::InvalidArgument
@@ -159,6 +160,7 @@ mod tests {
             G::MalformedPolicy(_) => "MalformedPolicy",
             G::NoSuchBucketPolicy => "NoSuchBucketPolicy",
             G::NoSuchCorsConfiguration => "NoSuchCorsConfiguration",
+            G::InvalidTag(_) => "InvalidTag",
             G::NoSuchUser(_) => "NoSuchUser",
             G::UserExists(_) => "UserExists",
             G::KeyExists(_) => "KeyExists",
@@ -184,7 +186,7 @@ mod tests {
 
     /// How many names `variant` knows: 32 gateway variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 44;
+    const VARIANTS: usize = 45;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -267,6 +269,7 @@ mod tests {
                 false,
             ),
             (G::NoSuchBucketPolicy, "NoSuchBucketPolicy", 404, false),
+            (G::InvalidTag("same key".into()), "InvalidTag", 400, false),
             (
                 G::NoSuchCorsConfiguration,
                 "NoSuchCORSConfiguration",

@@ -93,6 +93,12 @@ operations! {
     GetObjectAcl,
     /// PUT /bucket/key?acl.
     PutObjectAcl,
+    /// GET /bucket/key?tagging.
+    GetObjectTagging,
+    /// PUT /bucket/key?tagging.
+    PutObjectTagging,
+    /// DELETE /bucket/key?tagging.
+    DeleteObjectTagging,
     /// POST /bucket/key?uploads.
     CreateMultipartUpload,
     /// PUT /bucket/key?partNumber&uploadId.

@@ -127,6 +127,54 @@ fn get_params(
 }
 
 /// S3 caps max-keys at 1000.
+/// `x-amz-tagging`: tags as a URL query string (`k1=v1&k2=v2`, each part
+/// percent-encoded), checked against S3's rules.
+fn tagging_header(v: Option<&str>) -> S3Result<BTreeMap<String, String>> {
+    let Some(v) = v.filter(|v| !v.is_empty()) else {
+        return Ok(BTreeMap::new());
+    };
+    let mut tags = Vec::new();
+    for pair in v.split('&') {
+        let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
+        let decode = |s: &str| {
+            url_decode(s).ok_or_else(|| {
+                s3_error!(
+                    InvalidArgument,
+                    "The x-amz-tagging header is not a valid URL-encoded query string"
+                )
+            })
+        };
+        tags.push((decode(k)?, decode(val)?));
+    }
+    rsgw_gateway::check_tags(tags).map_err(to_s3)
+}
+
+/// Decodes `%XX` escapes (and `+` as a space, as in query strings);
+/// `None` for a bad escape or bytes that are not UTF-8.
+fn url_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// `x-amz-copy-source-range`: `bytes=first-last`, both given, first at most
 /// last (S3 takes no other form).
 fn copy_source_range(v: &str) -> S3Result<(u64, u64)> {
@@ -827,6 +875,7 @@ impl S3 for RsgwS3 {
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
+            tags: tagging_header(i.tagging.as_deref())?,
             acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
             content_md5: content_md5(i.content_md5.as_ref(), &req.headers)?,
             content_length: i.content_length.map(|l| l.max(0) as u64),
@@ -916,6 +965,7 @@ impl S3 for RsgwS3 {
             content_disposition: h("content-disposition"),
             content_language: h("content-language"),
             cache_control: h("cache-control"),
+            tag_count: (!m.tags.is_empty()).then_some(m.tags.len() as i32),
             ..Default::default()
         };
         if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
@@ -1119,6 +1169,7 @@ impl S3 for RsgwS3 {
         let params = PutParams {
             headers,
             user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
+            tags: tagging_header(i.tagging.as_deref())?,
             acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
             ..Default::default()
         };
@@ -1364,6 +1415,16 @@ impl S3 for RsgwS3 {
                 ));
             }
         };
+        let tags = match i.tagging_directive.as_ref().map(TaggingDirective::as_str) {
+            None | Some("COPY") => None,
+            Some("REPLACE") => Some(tagging_header(i.tagging.as_deref())?),
+            Some(other) => {
+                return Err(S3Error::with_message(
+                    S3ErrorCode::InvalidArgument,
+                    format!("Unknown tagging directive '{other}'"),
+                ));
+            }
+        };
         let conditions = GetParams {
             if_match: etag_list(i.copy_source_if_match),
             if_none_match: etag_list(i.copy_source_if_none_match),
@@ -1381,6 +1442,7 @@ impl S3 for RsgwS3 {
                 &i.key,
                 metadata,
                 canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
+                tags,
                 conditions,
             )
             .await
@@ -1393,6 +1455,61 @@ impl S3 for RsgwS3 {
             }),
             ..Default::default()
         }))
+    }
+
+    async fn get_object_tagging(
+        &self,
+        req: S3Request<GetObjectTaggingInput>,
+    ) -> S3Result<S3Response<GetObjectTaggingOutput>> {
+        let rq = self.requester(&req).await?;
+        let tags = self
+            .gw
+            .get_object_tagging(&rq, &req.input.bucket, &req.input.key)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(GetObjectTaggingOutput {
+            tag_set: tags
+                .into_iter()
+                .map(|(k, v)| Tag {
+                    key: Some(k),
+                    value: Some(v),
+                })
+                .collect(),
+            version_id: None,
+        }))
+    }
+
+    async fn put_object_tagging(
+        &self,
+        req: S3Request<PutObjectTaggingInput>,
+    ) -> S3Result<S3Response<PutObjectTaggingOutput>> {
+        let rq = self.requester(&req).await?;
+        let i = req.input;
+        let tags = rsgw_gateway::check_tags(
+            i.tagging
+                .tag_set
+                .into_iter()
+                .map(|t| (t.key.unwrap_or_default(), t.value.unwrap_or_default()))
+                .collect(),
+        )
+        .map_err(to_s3)?;
+        self.gw
+            .put_object_tagging(&rq, &i.bucket, &i.key, tags)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutObjectTaggingOutput::default()))
+    }
+
+    async fn delete_object_tagging(
+        &self,
+        req: S3Request<DeleteObjectTaggingInput>,
+    ) -> S3Result<S3Response<DeleteObjectTaggingOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .delete_object_tagging(&rq, &req.input.bucket, &req.input.key)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteObjectTaggingOutput::default()))
     }
 
     async fn upload_part_copy(
@@ -1620,6 +1737,36 @@ mod tests {
             let mode = mode.map(|m| ChecksumMode::from(m.to_string()));
             assert_eq!(wants_checksums(mode.as_ref()), want, "{mode:?}");
         }
+    }
+
+    #[test]
+    fn tagging_headers_are_query_strings() {
+        let t = tagging_header(Some("team=web&note=a%20b+c&empty=&flag")).expect("valid");
+        let want: Vec<(&str, &str)> = vec![
+            ("empty", ""),
+            ("flag", ""),
+            ("note", "a b c"),
+            ("team", "web"),
+        ];
+        let got: Vec<(&str, &str)> = t.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(got, want);
+        assert!(tagging_header(None).expect("none").is_empty());
+        assert!(tagging_header(Some("")).expect("empty").is_empty());
+        assert_eq!(
+            *tagging_header(Some("k=%zz")).expect_err("escape").code(),
+            S3ErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            *tagging_header(Some("k=1&k=2")).expect_err("twice").code(),
+            S3ErrorCode::InvalidTag
+        );
+        let eleven: Vec<String> = (0..11).map(|i| format!("k{i}=v")).collect();
+        assert_eq!(
+            *tagging_header(Some(&eleven.join("&")))
+                .expect_err("11")
+                .code(),
+            S3ErrorCode::InvalidTag
+        );
     }
 
     #[test]

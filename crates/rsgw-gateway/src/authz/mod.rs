@@ -119,6 +119,9 @@ actions! {
     DeleteObject = "s3:DeleteObject", true;
     GetObjectAcl = "s3:GetObjectAcl", true;
     PutObjectAcl = "s3:PutObjectAcl", true;
+    GetObjectTagging = "s3:GetObjectTagging", true;
+    PutObjectTagging = "s3:PutObjectTagging", true;
+    DeleteObjectTagging = "s3:DeleteObjectTagging", true;
     AbortMultipartUpload = "s3:AbortMultipartUpload", true;
     ListMultipartUploadParts = "s3:ListMultipartUploadParts", true;
 }
@@ -273,6 +276,12 @@ pub(crate) enum Access {
     GetObjectAcl,
     /// PutObjectAcl.
     PutObjectAcl,
+    /// GetObjectTagging.
+    GetObjectTagging,
+    /// PutObjectTagging.
+    PutObjectTagging,
+    /// DeleteObjectTagging.
+    DeleteObjectTagging,
     /// AbortMultipartUpload.
     AbortUpload,
     /// ListParts.
@@ -326,6 +335,9 @@ impl Access {
             Access::DeleteObject => (Action::DeleteObject, BucketWriteOrObjectOwner),
             Access::GetObjectAcl => (Action::GetObjectAcl, ObjectAcp),
             Access::PutObjectAcl => (Action::PutObjectAcl, ObjectAcp),
+            Access::GetObjectTagging => (Action::GetObjectTagging, ObjectRead),
+            Access::PutObjectTagging => (Action::PutObjectTagging, BucketWriteOrObjectOwner),
+            Access::DeleteObjectTagging => (Action::DeleteObjectTagging, BucketWriteOrObjectOwner),
             Access::AbortUpload => (Action::AbortMultipartUpload, UploadOwner),
             Access::ListParts => (Action::ListMultipartUploadParts, UploadOwner),
         }

@@ -208,7 +208,8 @@ def test_object_tagging(t, bucket):
     e = t.alice.upload_part(Bucket=bucket, Key="mp", UploadId=up, PartNumber=1, Body=b"one part")["ETag"]
     t.alice.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=up,
                                       MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": e}]})
-    assert tagset(t.alice.get_object_tagging(Bucket=bucket, Key="mp")) == [("from", "multipart")]
+    # radosgw 16.2 drops the tags of a multipart upload (docs/s3.md)
+    assert tagset(t.alice.get_object_tagging(Bucket=bucket, Key="mp")) == ([] if t.is_radosgw else [("from", "multipart")])
     # replace, then delete
     t.alice.put_object_tagging(Bucket=bucket, Key="k", Tagging={"TagSet": [{"Key": "only", "Value": "1"}]})
     assert tagset(t.alice.get_object_tagging(Bucket=bucket, Key="k")) == [("only", "1")]
@@ -219,9 +220,12 @@ def test_object_tagging(t, bucket):
     # S3's limits: 10 tags, one value per key
     eleven = {"TagSet": [{"Key": f"k{i}", "Value": "v"} for i in range(11)]}
     code, status, _ = error_of(t.alice.put_object_tagging, Bucket=bucket, Key="k", Tagging=eleven)
-    assert (code, status) == ("BadRequest" if t.is_radosgw else "InvalidTag", 400)
-    code, status, _ = error_of(t.alice.put_object, Bucket=bucket, Key="twice", Body=b"x", Tagging="a=1&a=2")
-    assert (code, status) == ("InvalidTag" if not t.is_radosgw else code, 400)
+    assert (code, status) == ("InvalidTag", 400)
+    twice = dict(Bucket=bucket, Key="twice", Body=b"x", Tagging="a=1&a=2")
+    if t.is_radosgw:
+        t.alice.put_object(**twice)  # radosgw 16.2 takes a key twice (docs/s3.md)
+    else:
+        assert error_of(t.alice.put_object, **twice)[:2] == ("InvalidTag", 400)
     # another user reads tags only as the object's ACL lets him read it
     code, status, _ = error_of(t.bob.get_object_tagging, Bucket=bucket, Key="new")
     assert (code, status) == ("AccessDenied", 403)

@@ -20,8 +20,7 @@ use crate::authz::{Access, Requester, Target};
 use crate::buckets::BucketInfo;
 use crate::ids::{now_secs, unique_id};
 use crate::objects::{
-    BodyCheck, BodyStream, GcEntry, GetParams, ObjectMeta, PutParams, PutResult, RangeSpec, Tail,
-    validate_key,
+    BodyCheck, BodyStream, GcEntry, GetParams, ObjectMeta, PutParams, PutResult, Tail, validate_key,
 };
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -374,24 +373,8 @@ impl Gateway {
         conditions: GetParams,
     ) -> GatewayResult<PartInfo> {
         let src = self
-            .get_object(
-                rq,
-                src_bucket,
-                src_key,
-                GetParams {
-                    range: range.map(|(first, last)| RangeSpec::Int {
-                        first,
-                        last: Some(last),
-                    }),
-                    head_only: false,
-                    ..conditions
-                },
-            )
-            .await
-            .map_err(|e| match e {
-                GatewayError::NotModified { .. } => GatewayError::PreconditionFailed,
-                e => e,
-            })?;
+            .read_copy_source(rq, src_bucket, src_key, range, conditions)
+            .await?;
         if range.is_some_and(|(_, last)| last >= src.meta.size) {
             return Err(GatewayError::InvalidRange);
         }

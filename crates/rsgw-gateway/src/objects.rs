@@ -955,6 +955,38 @@ pub enum CopyMetadata {
 }
 
 impl Gateway {
+    /// Reads a copy's source (CopyObject, UploadPartCopy) as GetObject
+    /// reads it, `range` (first and last byte) or all of it: its
+    /// authorization, and `conditions`, the `x-amz-copy-source-if-*`
+    /// checks, whose "not modified" is a failed precondition for a copy.
+    pub(crate) async fn read_copy_source(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        range: Option<(u64, u64)>,
+        conditions: GetParams,
+    ) -> GatewayResult<GetResult> {
+        self.get_object(
+            rq,
+            bucket,
+            key,
+            GetParams {
+                range: range.map(|(first, last)| RangeSpec::Int {
+                    first,
+                    last: Some(last),
+                }),
+                head_only: false,
+                ..conditions
+            },
+        )
+        .await
+        .map_err(|e| match e {
+            GatewayError::NotModified { .. } => GatewayError::PreconditionFailed,
+            e => e,
+        })
+    }
+
     /// Copies an object (within or across buckets), streaming its data
     /// through the gateway. `conditions` are the `x-amz-copy-source-if-*`
     /// checks on the source; `tags` replace the source's tags
@@ -982,21 +1014,8 @@ impl Gateway {
             ));
         }
         let src = self
-            .get_object(
-                rq,
-                src_bucket,
-                src_key,
-                GetParams {
-                    range: None,
-                    head_only: false,
-                    ..conditions
-                },
-            )
-            .await
-            .map_err(|e| match e {
-                GatewayError::NotModified { .. } => GatewayError::PreconditionFailed,
-                e => e,
-            })?;
+            .read_copy_source(rq, src_bucket, src_key, None, conditions)
+            .await?;
         let (headers, user_meta) = match metadata {
             CopyMetadata::Copy => (src.meta.headers.clone(), src.meta.user_meta.clone()),
             CopyMetadata::Replace { headers, user_meta } => (headers, user_meta),

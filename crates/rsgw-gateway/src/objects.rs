@@ -842,13 +842,16 @@ impl Gateway {
         }
     }
 
-    /// An object's owner and ACL (GetObjectAcl).
-    pub async fn get_object_acl(
+    /// An existing object's bucket record and metadata, for a request that
+    /// reads only the metadata (GetObjectAcl, GetObjectTagging) and may do
+    /// `access` on it; a missing key as `missing_key` answers.
+    pub(crate) async fn object_meta_for(
         &self,
         rq: &Requester,
+        access: Access,
         bucket: &str,
         key: &str,
-    ) -> GatewayResult<ObjectAcl> {
+    ) -> GatewayResult<(BucketInfo, ObjectMeta)> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         let Some(meta) = self.head_meta(&layout::head(&info.id, key)).await? else {
@@ -856,9 +859,22 @@ impl Gateway {
         };
         self.authorize(
             rq,
-            Access::GetObjectAcl,
+            access,
             &Target::object(&info, key, meta.owner_in(&info), meta.acl),
         )?;
+        Ok((info, meta))
+    }
+
+    /// An object's owner and ACL (GetObjectAcl).
+    pub async fn get_object_acl(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+    ) -> GatewayResult<ObjectAcl> {
+        let (info, meta) = self
+            .object_meta_for(rq, Access::GetObjectAcl, bucket, key)
+            .await?;
         Ok(ObjectAcl {
             owner: meta.owner_in(&info).to_string(),
             acl: meta.acl,

@@ -4,9 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::authz::{Access, Requester, Target};
-use crate::objects::validate_key;
-use crate::{Gateway, GatewayError, GatewayResult, layout};
+use crate::authz::{Access, Requester};
+use crate::{Gateway, GatewayError, GatewayResult};
 
 /// S3's limit on an object's tags.
 pub const MAX_OBJECT_TAGS: usize = 10;
@@ -56,16 +55,9 @@ impl Gateway {
         bucket: &str,
         key: &str,
     ) -> GatewayResult<BTreeMap<String, String>> {
-        validate_key(key)?;
-        let info = self.bucket_info_fresh(bucket).await?;
-        let Some(meta) = self.head_meta(&layout::head(&info.id, key)).await? else {
-            return Err(self.missing_key(rq, &info));
-        };
-        self.authorize(
-            rq,
-            Access::GetObjectTagging,
-            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
-        )?;
+        let (_, meta) = self
+            .object_meta_for(rq, Access::GetObjectTagging, bucket, key)
+            .await?;
         Ok(meta.tags)
     }
 

@@ -82,6 +82,10 @@ pub fn import_radosgw(
                     cfg.s3.bucket_index_shards = u32::try_from(n).unwrap_or(u32::MAX);
                 }
             }
+            "rgw_multi_obj_del_max_aio" => {
+                let n = int(&value).map_err(|m| bad("rgw_multi_obj_del_max_aio", m))?;
+                cfg.s3.multi_delete_concurrency = u32::try_from(n).unwrap_or(u32::MAX);
+            }
             k if k.starts_with("rgw_") => {
                 out.ignored.push(format!("{k} = {value}"));
                 took = false;
@@ -251,6 +255,7 @@ rgw_dns_name = s3.test
 rgw_zonegroup = eu
 rgw_max_chunk_size = 1M
 rgw_override_bucket_index_max_shards = 7
+rgw_multi_obj_del_max_aio = 32
 rgw_enable_ops_log = true
 "#;
 
@@ -273,6 +278,7 @@ rgw_enable_ops_log = true
         assert_eq!(cfg.s3.zonegroup, "eu");
         assert_eq!(cfg.s3.chunk_size, 1 << 20);
         assert_eq!(cfg.s3.bucket_index_shards, 7);
+        assert_eq!(cfg.s3.multi_delete_concurrency, 32);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
         assert_eq!(r.ignored, vec!["rgw_enable_ops_log = true".to_string()]);

@@ -114,6 +114,10 @@ pub struct S3Config {
     /// `bucket_index_max_shards` / `rgw_override_bucket_index_max_shards`.
     /// 1 to [`MAX_BUCKET_INDEX_SHARDS`]. Default 11.
     pub bucket_index_shards: u32,
+    /// Keys of one DeleteObjects request deleted at once (radosgw's
+    /// `rgw_multi_obj_del_max_aio`, from Reef on; Pacific deletes one after
+    /// the other). 1 to 1000. Default 16.
+    pub multi_delete_concurrency: u32,
 }
 
 /// Most index shards a bucket may have (radosgw's
@@ -134,6 +138,7 @@ impl Default for S3Config {
             gc_interval_s: 600,
             gc_min_age_s: 3600,
             bucket_index_shards: 11,
+            multi_delete_concurrency: 16,
         }
     }
 }
@@ -492,6 +497,12 @@ impl Config {
                 message: format!("must be between 1 and {MAX_BUCKET_INDEX_SHARDS}"),
             });
         }
+        if !(1..=1000).contains(&s3.multi_delete_concurrency) {
+            return Err(ConfigError::Value {
+                key: "s3.multi_delete_concurrency",
+                message: "must be between 1 and 1000".into(),
+            });
+        }
         let s = &self.store;
         if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {
             return Err(ConfigError::Value {
@@ -579,6 +590,14 @@ mod tests {
             )
             .expect("shards in range");
             assert_eq!(cfg.s3.bucket_index_shards, shards);
+        }
+        for n in [0, 1001] {
+            let e = Config::parse(
+                &format!("[s3]\nmulti_delete_concurrency = {n}\n"),
+                Path::new("x.toml"),
+            )
+            .expect_err("concurrency out of range");
+            assert!(e.to_string().contains("s3.multi_delete_concurrency"), "{e}");
         }
     }
 }

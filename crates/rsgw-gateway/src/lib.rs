@@ -73,6 +73,8 @@ pub struct GatewayOptions {
     pub gc_min_age: Duration,
     /// Index shards of a bucket created from now on (at least 1).
     pub bucket_index_shards: u32,
+    /// Keys of one [`Gateway::delete_objects`] call deleted at once (at least 1).
+    pub multi_delete_concurrency: usize,
 }
 
 impl Default for GatewayOptions {
@@ -86,6 +88,7 @@ impl Default for GatewayOptions {
             metadata_notify_timeout: Duration::from_secs(5),
             gc_min_age: Duration::from_secs(3600),
             bucket_index_shards: 11,
+            multi_delete_concurrency: 16,
         }
     }
 }

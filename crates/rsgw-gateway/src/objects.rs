@@ -831,6 +831,28 @@ impl Gateway {
         Err(GatewayError::Store(StoreError::Timeout))
     }
 
+    /// Deletes each key as [`Gateway::delete_object`] does,
+    /// [`GatewayOptions::multi_delete_concurrency`] at a time (DeleteObjects:
+    /// one after the other, each key's index update, head removal and tail
+    /// retirement are round trips to the cluster). The results come in the
+    /// keys' order; a key named twice is deleted twice, the second time
+    /// finding it gone.
+    pub async fn delete_objects(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        keys: Vec<String>,
+    ) -> Vec<(String, GatewayResult<()>)> {
+        futures::stream::iter(keys)
+            .map(|key| async move {
+                let r = self.delete_object(rq, bucket, &key).await;
+                (key, r)
+            })
+            .buffered(self.opts.multi_delete_concurrency.max(1))
+            .collect()
+            .await
+    }
+
     async fn unindex(&self, info: &BucketInfo, key: &str) -> GatewayResult<()> {
         match self
             .store
@@ -1615,6 +1637,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// DeleteObjects' keys, several at a time: results in the keys' order,
+    /// a key named twice reported twice, a missing key deleted, everything
+    /// gone with its stripes; a requester who may not delete is refused
+    /// key by key.
+    #[tokio::test]
+    async fn delete_objects_answers_each_key_in_order() {
+        let (f, id) = Fixture::with_bucket(small_opts(), "many").await;
+        let keys: Vec<String> = (0..20).map(|i| format!("k{i:02}")).collect();
+        for k in &keys {
+            f.gw.put_object(
+                &owner(),
+                "many",
+                k,
+                PutParams::default(),
+                body(&pattern(13), 4),
+            )
+            .await
+            .expect("put");
+        }
+        let got =
+            f.gw.delete_objects(
+                &Requester::anonymous(),
+                "many",
+                vec!["k00".into(), "k01".into()],
+            )
+            .await;
+        assert!(
+            got.iter()
+                .all(|(_, r)| matches!(r, Err(GatewayError::AccessDenied))),
+            "anonymous: {got:?}"
+        );
+        let mut asked = keys.clone();
+        asked.insert(5, "k03".into());
+        asked.push("missing".into());
+        asked.push("k19".into());
+        let got = f.gw.delete_objects(&owner(), "many", asked.clone()).await;
+        assert_eq!(
+            got.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+            asked
+        );
+        assert!(got.iter().all(|(_, r)| r.is_ok()), "{got:?}");
+        assert_eq!(
+            f.data_objects().await,
+            Vec::<String>::new(),
+            "bucket {id} emptied"
+        );
     }
 
     /// What an overwrite or a delete replaces is removed at once: no stripe

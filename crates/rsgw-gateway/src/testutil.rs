@@ -33,6 +33,7 @@ pub(crate) fn small_opts() -> GatewayOptions {
         metadata_notify_timeout: Duration::from_secs(5),
         gc_min_age: Duration::from_secs(3600),
         bucket_index_shards: 11,
+        multi_delete_concurrency: 4,
     }
 }
 

@@ -1090,12 +1090,13 @@ impl S3 for RsgwS3 {
         self.gw.bucket_info(&i.bucket).await.map_err(to_s3)?;
         let quiet = i.delete.quiet.unwrap_or(false);
         let (mut deleted, mut errors) = (Vec::new(), Vec::new());
-        for o in i.delete.objects {
-            match self.gw.delete_object(&rq, &i.bucket, &o.key).await {
+        let keys = i.delete.objects.into_iter().map(|o| o.key).collect();
+        for (key, r) in self.gw.delete_objects(&rq, &i.bucket, keys).await {
+            match r {
                 Ok(()) => {
                     if !quiet {
                         deleted.push(DeletedObject {
-                            key: Some(o.key),
+                            key: Some(key),
                             ..Default::default()
                         });
                     }
@@ -1103,7 +1104,7 @@ impl S3 for RsgwS3 {
                 Err(e) => {
                     let s3e = to_s3(e);
                     errors.push(Error {
-                        key: Some(o.key),
+                        key: Some(key),
                         code: Some(s3e.code().as_str().to_string()),
                         message: s3e.message().map(str::to_string),
                         version_id: None,

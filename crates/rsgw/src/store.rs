@@ -74,6 +74,7 @@ pub async fn open_gateway(
             metadata_notify_timeout: Duration::from_millis(cfg.s3.metadata_notify_timeout_ms),
             gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
             bucket_index_shards: cfg.s3.bucket_index_shards,
+            multi_delete_concurrency: cfg.s3.multi_delete_concurrency as usize,
         },
     );
     gw.init().await?;

@@ -16,6 +16,7 @@ mod frontend;
 mod operation;
 mod ops;
 mod request_id;
+mod unhonoured;
 mod xml_text;
 
 use rsgw_gateway::Gateway;
@@ -44,7 +45,7 @@ impl S3Auth for GatewayAuth {
 
 /// Lets every request through s3s' access check, anonymous ones included:
 /// the gateway decides per operation (its `authz` module). Refuses what
-/// rsgw cannot honour and must not ignore: server-side encryption.
+/// rsgw cannot honour and must not ignore (the `unhonoured` module).
 struct AclDecidesLater;
 
 #[async_trait::async_trait]
@@ -55,26 +56,7 @@ impl s3s::access::S3Access for AclDecidesLater {
         if let Some(slot) = cx.extensions_mut().get::<request_id::OpSlot>() {
             slot.set(op);
         }
-        refuse_encryption(cx.headers())
-    }
-}
-
-/// rsgw stores objects in clear: a request asking for server-side
-/// encryption (SSE-S3, SSE-KMS, SSE-C, on the object or a copy's source)
-/// is refused with `501 NotImplemented` before anything is stored, never
-/// served as if it had been honoured.
-fn refuse_encryption(headers: &http::HeaderMap) -> S3Result<()> {
-    let asked = headers.keys().find(|name| {
-        let n = name.as_str();
-        n.starts_with("x-amz-server-side-encryption")
-            || n.starts_with("x-amz-copy-source-server-side-encryption")
-    });
-    match asked {
-        Some(name) => Err(s3_error!(
-            NotImplemented,
-            "Server-side encryption is not implemented by rsgw: objects are stored unencrypted, so a request with {name} is refused"
-        )),
-        None => Ok(()),
+        unhonoured::refuse(op, cx.uri().query(), cx.headers())
     }
 }
 
@@ -199,42 +181,6 @@ mod tests {
                 "{host} under {names:?}"
             );
         }
-    }
-
-    #[test]
-    fn encryption_headers_are_refused_never_ignored() {
-        for name in [
-            "x-amz-server-side-encryption",
-            "x-amz-server-side-encryption-aws-kms-key-id",
-            "x-amz-server-side-encryption-context",
-            "x-amz-server-side-encryption-bucket-key-enabled",
-            "x-amz-server-side-encryption-customer-algorithm",
-            "x-amz-server-side-encryption-customer-key",
-            "x-amz-server-side-encryption-customer-key-md5",
-            "x-amz-copy-source-server-side-encryption-customer-algorithm",
-        ] {
-            let mut h = http::HeaderMap::new();
-            h.insert(
-                http::header::CONTENT_TYPE,
-                http::HeaderValue::from_static("x"),
-            );
-            h.insert(
-                http::HeaderName::from_static(name),
-                http::HeaderValue::from_static("AES256"),
-            );
-            let e = refuse_encryption(&h).expect_err(name);
-            assert_eq!(*e.code(), s3s::S3ErrorCode::NotImplemented, "{name}");
-            assert!(e.message().is_some_and(|m| m.contains(name)));
-        }
-        let mut h = http::HeaderMap::new();
-        h.insert(
-            "x-amz-meta-server-side-encryption",
-            http::HeaderValue::from_static("x"),
-        );
-        assert!(
-            refuse_encryption(&h).is_ok(),
-            "user metadata is not a request for SSE"
-        );
     }
 
     #[test]

@@ -1,0 +1,276 @@
+//! Requests rsgw cannot honour and must not ignore, refused before any
+//! operation runs (s3s' access hook calls [`refuse`]): a client that sent
+//! one of these headers believes something about its data (encrypted,
+//! locked, granted to someone, in another storage class) that would not be
+//! true, so the answer is an error naming the header, never a silent 200.
+//! And DELETE on a bucket subresource S3 has no delete for, which s3s would
+//! route to DeleteBucket.
+
+use s3s::{S3Result, s3_error};
+
+use crate::operation::S3Op;
+
+/// Bucket subresources without a DELETE in S3 that s3s routes, on DELETE,
+/// to DeleteBucket (the ones with a DELETE have operations of their own).
+const NO_DELETE: &[&str] = &[
+    "acl",
+    "accelerate",
+    "location",
+    "logging",
+    "notification",
+    "object-lock",
+    "policyStatus",
+    "requestPayment",
+    "uploads",
+    "versioning",
+    "versions",
+];
+
+/// Refuses, in this order: DELETE of a subresource that has none (405),
+/// server-side encryption, object lock, per-grantee ACL headers, website
+/// redirects, object ownership other than the writer's, and storage
+/// classes other than STANDARD.
+pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -> S3Result<()> {
+    if op == S3Op::DeleteBucket
+        && let Some(sub) = query.and_then(|q| {
+            q.split('&')
+                .map(|p| p.split_once('=').map_or(p, |(k, _)| k))
+                .find(|k| NO_DELETE.contains(k))
+        })
+    {
+        let mut err = s3_error!(
+            MethodNotAllowed,
+            "The specified method is not allowed against this resource: there is no DELETE of ?{sub}"
+        );
+        err.set_status_code(http::StatusCode::METHOD_NOT_ALLOWED);
+        return Err(err);
+    }
+    let header = |prefix: &str| {
+        headers
+            .keys()
+            .map(http::HeaderName::as_str)
+            .find(|n| n.starts_with(prefix))
+    };
+    if let Some(name) = header("x-amz-server-side-encryption")
+        .or_else(|| header("x-amz-copy-source-server-side-encryption"))
+    {
+        return Err(s3_error!(
+            NotImplemented,
+            "Server-side encryption is not implemented by rsgw: objects are stored unencrypted, so a request with {name} is refused"
+        ));
+    }
+    if let Some(name) = header("x-amz-object-lock-") {
+        return Err(s3_error!(
+            InvalidRequest,
+            "Bucket is missing Object Lock Configuration: rsgw has no object lock, so a request with {name} is refused"
+        ));
+    }
+    let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if value("x-amz-bucket-object-lock-enabled").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return Err(s3_error!(
+            NotImplemented,
+            "Object lock is not implemented by rsgw: a bucket with x-amz-bucket-object-lock-enabled is refused"
+        ));
+    }
+    if let Some(name) = header("x-amz-grant-") {
+        return Err(s3_error!(
+            NotImplemented,
+            "Grants to named grantees are not implemented by rsgw: use x-amz-acl (a canned ACL) instead of {name}"
+        ));
+    }
+    if header("x-amz-website-redirect-location").is_some() {
+        return Err(s3_error!(
+            NotImplemented,
+            "Website redirects are not implemented by rsgw: a request with x-amz-website-redirect-location is refused"
+        ));
+    }
+    match value("x-amz-object-ownership") {
+        None | Some("ObjectWriter") => {}
+        Some(v @ ("BucketOwnerPreferred" | "BucketOwnerEnforced")) => {
+            return Err(s3_error!(
+                NotImplemented,
+                "Object ownership {v} is not implemented by rsgw: objects belong to their writer (ObjectWriter)"
+            ));
+        }
+        Some(_) => {
+            return Err(s3_error!(
+                InvalidArgument,
+                "x-amz-object-ownership is ObjectWriter, BucketOwnerPreferred or BucketOwnerEnforced"
+            ));
+        }
+    }
+    match value("x-amz-storage-class") {
+        None | Some("STANDARD") => Ok(()),
+        Some(_) => {
+            let mut err = s3_error!(
+                InvalidStorageClass,
+                "The storage class you specified is not valid: rsgw stores every object as STANDARD"
+            );
+            err.set_status_code(http::StatusCode::BAD_REQUEST);
+            Err(err)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> http::HeaderMap {
+        pairs
+            .iter()
+            .map(|&(k, v)| {
+                (
+                    http::HeaderName::from_static(k),
+                    http::HeaderValue::from_static(v),
+                )
+            })
+            .collect()
+    }
+
+    fn code(op: S3Op, query: Option<&str>, h: &[(&'static str, &'static str)]) -> Option<String> {
+        refuse(op, query, &headers(h)).err().map(|e| {
+            format!(
+                "{} {}",
+                e.code().as_str(),
+                e.status_code().map_or(0, |s| s.as_u16())
+            )
+        })
+    }
+
+    /// Operation, query, headers, the refusal ("Code status") if any.
+    type Case = (
+        S3Op,
+        Option<&'static str>,
+        &'static [(&'static str, &'static str)],
+        Option<&'static str>,
+    );
+
+    #[test]
+    fn what_rsgw_cannot_honour_is_refused() {
+        use S3Op::{CreateBucket, DeleteBucket, PutObject};
+        let cases: &[Case] = &[
+            (PutObject, None, &[], None),
+            (
+                PutObject,
+                None,
+                &[("x-amz-storage-class", "STANDARD")],
+                None,
+            ),
+            (
+                PutObject,
+                None,
+                &[("x-amz-storage-class", "GLACIER")],
+                Some("InvalidStorageClass 400"),
+            ),
+            (
+                PutObject,
+                None,
+                &[("x-amz-server-side-encryption", "AES256")],
+                Some("NotImplemented 501"),
+            ),
+            (
+                PutObject,
+                None,
+                &[("x-amz-object-lock-mode", "GOVERNANCE")],
+                Some("InvalidRequest 400"),
+            ),
+            (
+                PutObject,
+                None,
+                &[("x-amz-grant-read", "uri=x")],
+                Some("NotImplemented 501"),
+            ),
+            (
+                PutObject,
+                None,
+                &[("x-amz-website-redirect-location", "/x")],
+                Some("NotImplemented 501"),
+            ),
+            (
+                CreateBucket,
+                None,
+                &[("x-amz-bucket-object-lock-enabled", "false")],
+                None,
+            ),
+            (
+                CreateBucket,
+                None,
+                &[("x-amz-bucket-object-lock-enabled", "True")],
+                Some("NotImplemented 501"),
+            ),
+            (
+                CreateBucket,
+                None,
+                &[("x-amz-object-ownership", "ObjectWriter")],
+                None,
+            ),
+            (
+                CreateBucket,
+                None,
+                &[("x-amz-object-ownership", "BucketOwnerEnforced")],
+                Some("NotImplemented 501"),
+            ),
+            (
+                CreateBucket,
+                None,
+                &[("x-amz-object-ownership", "Nobody")],
+                Some("InvalidArgument 400"),
+            ),
+            (DeleteBucket, None, &[], None),
+            (DeleteBucket, Some("x-id=DeleteBucket"), &[], None),
+            (
+                DeleteBucket,
+                Some("versioning"),
+                &[],
+                Some("MethodNotAllowed 405"),
+            ),
+            (
+                DeleteBucket,
+                Some("a=b&object-lock="),
+                &[],
+                Some("MethodNotAllowed 405"),
+            ),
+            (PutObject, Some("versioning"), &[], None),
+        ];
+        for (op, q, h, want) in cases {
+            assert_eq!(code(*op, *q, h).as_deref(), *want, "{op:?} {q:?} {h:?}");
+        }
+    }
+
+    #[test]
+    fn encryption_headers_are_refused_never_ignored() {
+        for name in [
+            "x-amz-server-side-encryption",
+            "x-amz-server-side-encryption-aws-kms-key-id",
+            "x-amz-server-side-encryption-context",
+            "x-amz-server-side-encryption-bucket-key-enabled",
+            "x-amz-server-side-encryption-customer-algorithm",
+            "x-amz-server-side-encryption-customer-key",
+            "x-amz-server-side-encryption-customer-key-md5",
+            "x-amz-copy-source-server-side-encryption-customer-algorithm",
+        ] {
+            let mut h = http::HeaderMap::new();
+            h.insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("x"),
+            );
+            h.insert(
+                http::HeaderName::from_static(name),
+                http::HeaderValue::from_static("AES256"),
+            );
+            let e = refuse(S3Op::PutObject, None, &h).expect_err(name);
+            assert_eq!(*e.code(), s3s::S3ErrorCode::NotImplemented, "{name}");
+            assert!(e.message().is_some_and(|m| m.contains(name)));
+        }
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            "x-amz-meta-server-side-encryption",
+            http::HeaderValue::from_static("x"),
+        );
+        assert!(
+            refuse(S3Op::PutObject, None, &h).is_ok(),
+            "user metadata is not a request for SSE"
+        );
+    }
+}

@@ -133,7 +133,12 @@ impl Gateway {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         self.authorize(rq, Access::PutObject, &Target::key(&info, key))?;
-        let upload_id = format!("2~{}{}", unique_id(), unique_id());
+        // the time first: a key's uploads list in the order they began, as
+        // S3 lists them, and upload-id-marker resumes in that order
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let upload_id = format!("2~{nanos:016x}{}", unique_id());
         let up = UploadInfo {
             upload_id: upload_id.clone(),
             bucket: bucket.into(),
@@ -569,16 +574,18 @@ impl Gateway {
         rq: &Requester,
         bucket: &str,
         prefix: &str,
-        key_marker: &str,
+        (key_marker, upload_id_marker): (&str, &str),
         max: usize,
     ) -> GatewayResult<UploadList> {
         let info = self.bucket_info(bucket).await?;
         self.authorize(rq, Access::ListUploads, &Target::bucket(&info))?;
         let mut out = UploadList::default();
-        let mut after = if key_marker.is_empty() {
-            String::new()
-        } else {
-            format!("{key_marker}{SEP}\u{10FFFF}")
+        // after the key marker's uploads, or those up to the upload marker
+        // (which counts only with a key marker)
+        let mut after = match (key_marker, upload_id_marker) {
+            ("", _) => String::new(),
+            (k, "") => format!("{k}{SEP}\u{10FFFF}"),
+            (k, u) => format!("{k}{SEP}{u}"),
         };
         loop {
             let page = match self
@@ -992,7 +999,7 @@ mod tests {
             ));
         }
         assert!(
-            f.gw.list_multipart_uploads(&owner(), "mpu", "", "", 1000)
+            f.gw.list_multipart_uploads(&owner(), "mpu", "", ("", ""), 1000)
                 .await
                 .expect("uploads")
                 .uploads
@@ -1169,8 +1176,9 @@ mod tests {
         }
     }
 
-    /// ListMultipartUploads: (key, upload id) order, prefix, key marker
-    /// (strictly after that key), max.
+    /// ListMultipartUploads: (key, upload id) order, a key's uploads in
+    /// the order they began, prefix, key marker (strictly after that key),
+    /// upload id marker (after that upload of the key marker), max.
     #[tokio::test]
     async fn list_uploads_pages() {
         let (f, _) = Fixture::with_bucket(small_opts(), "mpu").await;
@@ -1180,9 +1188,9 @@ mod tests {
                 .or_insert_with(Vec::new)
                 .push(start(&f, key).await);
         }
-        for v in ids.values_mut() {
-            v.sort();
-        }
+        let mut sorted = ids["a"].clone();
+        sorted.sort();
+        assert_eq!(sorted, ids["a"], "upload ids sort as the uploads began");
         // (prefix, key marker, max, keys, truncated)
         let cases: &[(&str, &str, usize, &[&str], bool)] = &[
             ("", "", 1000, &["a", "a", "a/1", "a/2", "b", "c"], false),
@@ -1201,7 +1209,7 @@ mod tests {
         ];
         for &(prefix, marker, max, keys, truncated) in cases {
             let got =
-                f.gw.list_multipart_uploads(&owner(), "mpu", prefix, marker, max)
+                f.gw.list_multipart_uploads(&owner(), "mpu", prefix, (marker, ""), max)
                     .await
                     .expect("uploads");
             let got_keys: Vec<&str> = got.uploads.iter().map(|u| u.key.as_str()).collect();
@@ -1220,12 +1228,27 @@ mod tests {
         }
         // a key's uploads come in upload id order
         let all =
-            f.gw.list_multipart_uploads(&owner(), "mpu", "a", "", 2)
+            f.gw.list_multipart_uploads(&owner(), "mpu", "a", ("", ""), 2)
                 .await
                 .expect("uploads");
         let got: Vec<&String> = all.uploads.iter().map(|u| &u.upload_id).collect();
         let want: Vec<&String> = ids["a"].iter().collect();
         assert_eq!(got, want);
+        // resuming after a's first upload: its second, then the next keys
+        let rest =
+            f.gw.list_multipart_uploads(&owner(), "mpu", "", ("a", &ids["a"][0]), 2)
+                .await
+                .expect("uploads");
+        let got: Vec<(&str, &str)> = rest
+            .uploads
+            .iter()
+            .map(|u| (u.key.as_str(), u.upload_id.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [("a", ids["a"][1].as_str()), ("a/1", ids["a/1"][0].as_str())]
+        );
+        assert!(rest.is_truncated);
     }
 
     /// A key may hold the upload index's separator (U+0001): its uploads
@@ -1239,7 +1262,7 @@ mod tests {
         }
         want.sort();
         let got =
-            f.gw.list_multipart_uploads(&owner(), "mpu", "", "", 1000)
+            f.gw.list_multipart_uploads(&owner(), "mpu", "", ("", ""), 1000)
                 .await
                 .expect("uploads");
         let mut got: Vec<(String, String)> = got
@@ -1263,7 +1286,7 @@ mod tests {
         assert_eq!(f.data_objects().await, Vec::<String>::new());
         assert!(f.gc_tags().await.is_empty());
         assert!(
-            f.gw.list_multipart_uploads(&owner(), "mpu", "", "", 1000)
+            f.gw.list_multipart_uploads(&owner(), "mpu", "", ("", ""), 1000)
                 .await
                 .expect("uploads")
                 .uploads

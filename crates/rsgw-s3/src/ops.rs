@@ -1351,7 +1351,10 @@ impl S3 for RsgwS3 {
                 &rq,
                 &i.bucket,
                 i.prefix.as_deref().unwrap_or(""),
-                i.key_marker.as_deref().unwrap_or(""),
+                (
+                    i.key_marker.as_deref().unwrap_or(""),
+                    i.upload_id_marker.as_deref().unwrap_or(""),
+                ),
                 max as usize,
             )
             .await

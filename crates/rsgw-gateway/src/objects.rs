@@ -1006,7 +1006,7 @@ impl Gateway {
         conditions: GetParams,
     ) -> GatewayResult<GetResult> {
         self.get_object(
-            rq,
+            &rq.for_copy_source(),
             bucket,
             key,
             GetParams {

@@ -385,6 +385,12 @@ impl RsgwS3 {
             secure: client.is_some_and(|c| c.secure),
             referer: header(http::header::REFERER),
             user_agent: header(http::header::USER_AGENT),
+            expected_bucket_owner: header(http::HeaderName::from_static(
+                "x-amz-expected-bucket-owner",
+            )),
+            expected_source_owner: header(http::HeaderName::from_static(
+                "x-amz-source-expected-bucket-owner",
+            )),
         })
     }
 

@@ -39,6 +39,12 @@ pub struct Requester {
     pub referer: Option<String>,
     /// The `User-Agent` header (`aws:UserAgent`).
     pub user_agent: Option<String>,
+    /// `x-amz-expected-bucket-owner`: the request is refused unless the
+    /// bucket's owner is this user (a client's guard against a bucket that
+    /// changed hands).
+    pub expected_bucket_owner: Option<String>,
+    /// `x-amz-source-expected-bucket-owner`: the same for a copy's source.
+    pub expected_source_owner: Option<String>,
 }
 
 impl Requester {
@@ -53,6 +59,16 @@ impl Requester {
     /// An anonymous requester, with no request context.
     pub fn anonymous() -> Self {
         Requester::default()
+    }
+
+    /// The requester of a copy's source read: the same, expecting the
+    /// source bucket's owner instead.
+    pub(crate) fn for_copy_source(&self) -> Requester {
+        Requester {
+            expected_bucket_owner: self.expected_source_owner.clone(),
+            expected_source_owner: None,
+            ..self.clone()
+        }
     }
 
     /// Whether the requester is the user `uid`.
@@ -479,6 +495,13 @@ fn acl_allows(rule: AclRule, rq: &Requester, t: &Target<'_>) -> bool {
 /// The decision: may `rq` do `access` on `t`?
 pub(crate) fn allowed(rq: &Requester, access: Access, t: &Target<'_>) -> bool {
     let (action, rule) = access.row();
+    if rq
+        .expected_bucket_owner
+        .as_deref()
+        .is_some_and(|o| o != t.bucket.owner)
+    {
+        return false;
+    }
     if access.owner_always() && rq.is(&t.bucket.owner) {
         return true;
     }
@@ -547,6 +570,35 @@ mod tests {
             policy: policy.map(|p| BucketPolicy::parse(p, "pub").expect("valid")),
             cors: None,
         }
+    }
+
+    /// `x-amz-expected-bucket-owner` refuses whatever the ACL or policy
+    /// would allow when the bucket belongs to someone else; a copy's source
+    /// answers to `x-amz-source-expected-bucket-owner` instead.
+    #[test]
+    fn an_expected_owner_who_is_not_the_owner_is_refused() {
+        let b = bucket(CannedAcl::PublicRead, None);
+        let expecting = |o: Option<&str>, s: Option<&str>| Requester {
+            expected_bucket_owner: o.map(str::to_string),
+            expected_source_owner: s.map(str::to_string),
+            ..Requester::user("carol")
+        };
+        let get = |rq: &Requester| {
+            allowed(
+                rq,
+                Access::GetObject,
+                &Target::object(&b, "k", "carol", CannedAcl::Private),
+            )
+        };
+        assert!(get(&expecting(None, None)));
+        assert!(get(&expecting(Some("carol"), None)));
+        assert!(!get(&expecting(Some("dave"), None)));
+        assert!(get(
+            &expecting(Some("dave"), Some("carol")).for_copy_source()
+        ));
+        assert!(!get(
+            &expecting(Some("carol"), Some("dave")).for_copy_source()
+        ));
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub enum GatewayError {
     /// The range cannot be satisfied.
     #[error("the requested range is not satisfiable")]
     InvalidRange,
+    /// The object has no such part (`partNumber`).
+    #[error("the requested partnumber is not satisfiable")]
+    InvalidPartNumber,
     /// A request argument is invalid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -173,6 +173,9 @@ pub enum RangeSpec {
         /// How many bytes.
         length: u64,
     },
+    /// `partNumber`: the bytes one part of a multipart upload made; part 1
+    /// of any other object is all of it.
+    Part(u32),
 }
 
 /// How to read an object.
@@ -196,8 +199,12 @@ pub struct GetParams {
 pub struct GetResult {
     /// The object's metadata.
     pub meta: ObjectMeta,
-    /// The byte range served, `start..end`, if a range was asked for.
+    /// The byte range served, `start..end`, if a range or a part of a
+    /// multipart object was asked for.
     pub range: Option<(u64, u64)>,
+    /// How many parts made the object, if a part was asked for and a
+    /// multipart upload made it (`x-amz-mp-parts-count`).
+    pub parts_count: Option<u32>,
     /// The data (None for HEAD).
     pub body: Option<BodyStream>,
 }
@@ -241,7 +248,29 @@ fn check_conditions(p: &GetParams, meta: &ObjectMeta) -> GatewayResult<()> {
     Ok(())
 }
 
-fn resolve_range(spec: RangeSpec, size: u64) -> GatewayResult<(u64, u64)> {
+/// The bytes `spec` names in `meta`'s object; `None`: all of them.
+fn resolve_range(spec: RangeSpec, meta: &ObjectMeta) -> GatewayResult<Option<(u64, u64)>> {
+    let size = meta.size;
+    if let RangeSpec::Part(n) = spec {
+        let n = n as usize;
+        if meta.upload_id.is_empty() {
+            // what no multipart upload made is its own part 1
+            return if n == 1 {
+                Ok(None)
+            } else {
+                Err(GatewayError::InvalidPartNumber)
+            };
+        }
+        let Some(part) = n.checked_sub(1).and_then(|i| meta.tails.get(i)) else {
+            return Err(GatewayError::InvalidPartNumber);
+        };
+        let start = meta.head_len + meta.tails[..n - 1].iter().map(|t| t.size).sum::<u64>();
+        return Ok(Some((start, start + part.size)));
+    }
+    byte_range(spec, size).map(Some)
+}
+
+fn byte_range(spec: RangeSpec, size: u64) -> GatewayResult<(u64, u64)> {
     match spec {
         RangeSpec::Int { first, last } => {
             if first >= size {
@@ -259,6 +288,7 @@ fn resolve_range(spec: RangeSpec, size: u64) -> GatewayResult<(u64, u64)> {
             }
             Ok((size.saturating_sub(length), size))
         }
+        RangeSpec::Part(_) => Err(GatewayError::InvalidPartNumber),
     }
 }
 
@@ -711,14 +741,19 @@ impl Gateway {
             &Target::object(&info, key, meta.owner_in(&info), meta.acl),
         )?;
         check_conditions(&params, &meta)?;
-        let range = params
-            .range
-            .map(|s| resolve_range(s, meta.size))
-            .transpose()?;
+        let range = match params.range {
+            Some(spec) => resolve_range(spec, &meta)?,
+            None => None,
+        };
+        let parts_count = match params.range {
+            Some(RangeSpec::Part(_)) if !meta.upload_id.is_empty() => Some(meta.tails.len() as u32),
+            _ => None,
+        };
         if params.head_only {
             return Ok(GetResult {
                 meta,
                 range,
+                parts_count,
                 body: None,
             });
         }
@@ -733,6 +768,7 @@ impl Gateway {
         Ok(GetResult {
             meta,
             range,
+            parts_count,
             body: Some(body),
         })
     }
@@ -1117,7 +1153,7 @@ mod tests {
             (0, int(0, Some(0)), None),
         ];
         for &(size, spec, want) in cases {
-            match (resolve_range(spec, size), want) {
+            match (byte_range(spec, size), want) {
                 (Ok(got), Some(want)) => assert_eq!(got, want, "{spec:?} of {size}"),
                 (Err(e), None) => {
                     assert!(
@@ -1128,6 +1164,43 @@ mod tests {
                 (got, want) => panic!("{spec:?} of {size}: got {got:?}, want {want:?}"),
             }
         }
+    }
+
+    /// `partNumber`: a part of what a multipart upload made, part 1 of
+    /// anything else; no other part.
+    #[test]
+    fn parts_are_ranges_of_multipart_objects() {
+        let tail = |size| Tail {
+            tag: "t".into(),
+            size,
+            stripe_size: 4,
+        };
+        let mut meta = ObjectMeta {
+            size: 12,
+            tails: vec![tail(5), tail(5), tail(2)],
+            upload_id: "u".into(),
+            ..Default::default()
+        };
+        let part = |n, m: &ObjectMeta| resolve_range(RangeSpec::Part(n), m);
+        assert_eq!(part(1, &meta).ok(), Some(Some((0, 5))));
+        assert_eq!(part(2, &meta).ok(), Some(Some((5, 10))));
+        assert_eq!(part(3, &meta).ok(), Some(Some((10, 12))));
+        for n in [0, 4] {
+            assert!(
+                matches!(part(n, &meta), Err(GatewayError::InvalidPartNumber)),
+                "{n}"
+            );
+        }
+        meta.upload_id.clear();
+        assert_eq!(
+            part(1, &meta).ok(),
+            Some(None),
+            "a plain object is its part 1"
+        );
+        assert!(matches!(
+            part(2, &meta),
+            Err(GatewayError::InvalidPartNumber)
+        ));
     }
 
     #[derive(Debug, Clone, Copy, PartialEq)]

@@ -47,6 +47,14 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
             return err;
         }
         G::InvalidRange => S3ErrorCode::InvalidRange,
+        G::InvalidPartNumber => {
+            let mut err = S3Error::with_message(
+                S3ErrorCode::Custom("InvalidPartNumber".into()),
+                e.to_string(),
+            );
+            err.set_status_code(http::StatusCode::RANGE_NOT_SATISFIABLE);
+            return err;
+        }
         G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
         G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
         G::Store(StoreError::TooLarge { .. }) => S3ErrorCode::EntityTooLarge,
@@ -150,6 +158,7 @@ mod tests {
             G::PreconditionFailed => "PreconditionFailed",
             G::NotModified { .. } => "NotModified",
             G::InvalidRange => "InvalidRange",
+            G::InvalidPartNumber => "InvalidPartNumber",
             G::InvalidArgument(_) => "InvalidArgument",
             G::NoSuchUpload => "NoSuchUpload",
             G::InvalidPart(_) => "InvalidPart",
@@ -240,6 +249,7 @@ mod tests {
                 false,
             ),
             (G::InvalidRange, "InvalidRange", 416, false),
+            (G::InvalidPartNumber, "InvalidPartNumber", 416, false),
             (
                 G::InvalidArgument("max-parts".into()),
                 "InvalidArgument",

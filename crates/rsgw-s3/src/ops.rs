@@ -126,7 +126,62 @@ fn get_params(
     }
 }
 
-/// S3 caps max-keys at 1000.
+/// `response-expires` as the Expires header it sets.
+fn response_expires(t: Option<Timestamp>) -> Option<String> {
+    let mut buf = Vec::new();
+    t?.format(TimestampFormat::HttpDate, &mut buf).ok()?;
+    String::from_utf8(buf).ok()
+}
+
+/// `partNumber` of GetObject and HeadObject: that part (1 to 10000),
+/// never with a Range.
+fn with_part(mut params: GetParams, part_number: Option<i32>) -> S3Result<GetParams> {
+    let Some(n) = part_number else {
+        return Ok(params);
+    };
+    if params.range.is_some() {
+        return Err(s3_error!(
+            InvalidRequest,
+            "Cannot specify both Range header and partNumber query parameter"
+        ));
+    }
+    let n = u32::try_from(n)
+        .ok()
+        .filter(|n| (1..=10_000).contains(n))
+        .ok_or_else(|| {
+            s3_error!(
+                InvalidArgument,
+                "Part number must be an integer between 1 and 10000, inclusive"
+            )
+        })?;
+    params.range = Some(RangeSpec::Part(n));
+    Ok(params)
+}
+
+/// A `versionId` (request parameter or copy source's): objects of
+/// unversioned buckets have one version, `null`; any other does not
+/// exist, and must never be taken for the current one.
+fn only_null_version(version: Option<&str>) -> S3Result<()> {
+    match version {
+        None | Some("null") => Ok(()),
+        Some(_) => Err(s3_error!(
+            NoSuchVersion,
+            "The specified version does not exist."
+        )),
+    }
+}
+
+/// AWS serves `response-*` overrides to signed requests only.
+fn no_anonymous_overrides(rq: &Requester, any_override: bool) -> S3Result<()> {
+    if any_override && rq.uid().is_none() {
+        return Err(s3_error!(
+            InvalidRequest,
+            "Request specific response headers cannot be used for anonymous GET requests."
+        ));
+    }
+    Ok(())
+}
+
 /// `x-amz-tagging`: tags as a URL query string (`k1=v1&k2=v2`, each part
 /// percent-encoded), checked against S3's rules.
 fn tagging_header(v: Option<&str>) -> S3Result<BTreeMap<String, String>> {
@@ -938,12 +993,25 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<GetObjectOutput>> {
         let rq = self.requester(&req).await?;
         let i = req.input;
-        let params = get_params(
-            i.range,
-            [i.if_match, i.if_none_match],
-            [i.if_modified_since, i.if_unmodified_since],
-            false,
-        );
+        only_null_version(i.version_id.as_deref())?;
+        no_anonymous_overrides(
+            &rq,
+            i.response_content_type.is_some()
+                || i.response_content_encoding.is_some()
+                || i.response_content_disposition.is_some()
+                || i.response_content_language.is_some()
+                || i.response_cache_control.is_some()
+                || i.response_expires.is_some(),
+        )?;
+        let params = with_part(
+            get_params(
+                i.range,
+                [i.if_match, i.if_none_match],
+                [i.if_modified_since, i.if_unmodified_since],
+                false,
+            ),
+            i.part_number,
+        )?;
         let res = self
             .gw
             .get_object(&rq, &i.bucket, &i.key, params)
@@ -966,12 +1034,14 @@ impl S3 for RsgwS3 {
             e_tag: Some(etag(&m.etag)),
             last_modified: Some(ts(m.mtime)),
             metadata: Some(m.user_meta.clone().into_iter().collect()),
-            content_type: h("content-type"),
+            // what was stored without a type is served as S3 serves it
+            content_type: h("content-type").or_else(|| Some("binary/octet-stream".into())),
             content_encoding: h("content-encoding"),
             content_disposition: h("content-disposition"),
             content_language: h("content-language"),
             cache_control: h("cache-control"),
             tag_count: (!m.tags.is_empty()).then_some(m.tags.len() as i32),
+            parts_count: res.parts_count.map(|n| n as i32),
             ..Default::default()
         };
         if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
@@ -999,15 +1069,7 @@ impl S3 for RsgwS3 {
             out.cache_control = Some(v);
         }
         let mut resp = S3Response::new(out);
-        let expires = match i.response_expires {
-            Some(t) => {
-                let mut buf = Vec::new();
-                t.format(TimestampFormat::HttpDate, &mut buf)
-                    .ok()
-                    .and_then(|()| String::from_utf8(buf).ok())
-            }
-            None => h("expires"),
-        };
+        let expires = response_expires(i.response_expires).or_else(|| h("expires"));
         if let Some(v) = expires.and_then(|e| http::HeaderValue::from_str(&e).ok()) {
             resp.headers.insert(http::header::EXPIRES, v);
         }
@@ -1023,12 +1085,25 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<HeadObjectOutput>> {
         let rq = self.requester(&req).await?;
         let i = req.input;
-        let params = get_params(
-            i.range,
-            [i.if_match, i.if_none_match],
-            [i.if_modified_since, i.if_unmodified_since],
-            true,
-        );
+        only_null_version(i.version_id.as_deref())?;
+        no_anonymous_overrides(
+            &rq,
+            i.response_content_type.is_some()
+                || i.response_content_encoding.is_some()
+                || i.response_content_disposition.is_some()
+                || i.response_content_language.is_some()
+                || i.response_cache_control.is_some()
+                || i.response_expires.is_some(),
+        )?;
+        let params = with_part(
+            get_params(
+                i.range,
+                [i.if_match, i.if_none_match],
+                [i.if_modified_since, i.if_unmodified_since],
+                true,
+            ),
+            i.part_number,
+        )?;
         let res = self
             .gw
             .get_object(&rq, &i.bucket, &i.key, params)
@@ -1045,13 +1120,28 @@ impl S3 for RsgwS3 {
             e_tag: Some(etag(&m.etag)),
             last_modified: Some(ts(m.mtime)),
             metadata: Some(m.user_meta.clone().into_iter().collect()),
-            content_type: h("content-type"),
+            // what was stored without a type is served as S3 serves it
+            content_type: h("content-type").or_else(|| Some("binary/octet-stream".into())),
             content_encoding: h("content-encoding"),
             content_disposition: h("content-disposition"),
             content_language: h("content-language"),
             cache_control: h("cache-control"),
+            parts_count: res.parts_count.map(|n| n as i32),
             ..Default::default()
         });
+        // response-* query parameters override the stored headers, as on GET
+        let out = &mut resp.output;
+        for (field, v) in [
+            (&mut out.content_type, i.response_content_type),
+            (&mut out.content_encoding, i.response_content_encoding),
+            (&mut out.content_disposition, i.response_content_disposition),
+            (&mut out.content_language, i.response_content_language),
+            (&mut out.cache_control, i.response_cache_control),
+        ] {
+            if v.is_some() {
+                *field = v;
+            }
+        }
         if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
             let c = checksums::stored(m);
             let out = &mut resp.output;
@@ -1061,7 +1151,7 @@ impl S3 for RsgwS3 {
             out.checksum_sha256 = c.checksum_sha256;
             out.checksum_crc64nvme = c.checksum_crc64nvme;
         }
-        if let Some(exp) = h("expires")
+        if let Some(exp) = response_expires(i.response_expires).or_else(|| h("expires"))
             && let Ok(v) = http::HeaderValue::from_str(&exp)
         {
             resp.headers.insert(http::header::EXPIRES, v);
@@ -1077,6 +1167,16 @@ impl S3 for RsgwS3 {
         req: S3Request<DeleteObjectInput>,
     ) -> S3Result<S3Response<DeleteObjectOutput>> {
         let rq = self.requester(&req).await?;
+        if only_null_version(req.input.version_id.as_deref()).is_err() {
+            // a version that does not exist: nothing to delete (AWS's
+            // answer for a versioned bucket, radosgw's here); never the
+            // current object
+            self.gw
+                .bucket_info(&req.input.bucket)
+                .await
+                .map_err(to_s3)?;
+            return Ok(S3Response::new(DeleteObjectOutput::default()));
+        }
         self.gw
             .delete_object(&rq, &req.input.bucket, &req.input.key)
             .await
@@ -1096,7 +1196,21 @@ impl S3 for RsgwS3 {
         self.gw.bucket_info(&i.bucket).await.map_err(to_s3)?;
         let quiet = i.delete.quiet.unwrap_or(false);
         let (mut deleted, mut errors) = (Vec::new(), Vec::new());
-        let keys = i.delete.objects.into_iter().map(|o| o.key).collect();
+        // a version that does not exist has nothing to delete (see
+        // delete_object)
+        let (keys, versions): (Vec<_>, Vec<_>) = i
+            .delete
+            .objects
+            .into_iter()
+            .partition(|o| only_null_version(o.version_id.as_deref()).is_ok());
+        if !quiet {
+            deleted.extend(versions.into_iter().map(|o| DeletedObject {
+                key: Some(o.key),
+                version_id: o.version_id,
+                ..Default::default()
+            }));
+        }
+        let keys = keys.into_iter().map(|o| o.key).collect();
         for (key, r) in self.gw.delete_objects(&rq, &i.bucket, keys).await {
             match r {
                 Ok(()) => {
@@ -1404,7 +1518,7 @@ impl S3 for RsgwS3 {
         let CopySource::Bucket {
             bucket: src_bucket,
             key: src_key,
-            ..
+            version_id: src_version,
         } = &i.copy_source
         else {
             return Err(s3_error!(
@@ -1412,6 +1526,7 @@ impl S3 for RsgwS3 {
                 "copy sources other than bucket/key are not supported"
             ));
         };
+        only_null_version(src_version.as_deref())?;
         let metadata = match i.metadata_directive.as_ref().map(MetadataDirective::as_str) {
             None | Some("COPY") => CopyMetadata::Copy,
             Some("REPLACE") => CopyMetadata::Replace {
@@ -1531,7 +1646,7 @@ impl S3 for RsgwS3 {
         let CopySource::Bucket {
             bucket: src_bucket,
             key: src_key,
-            ..
+            version_id: src_version,
         } = &i.copy_source
         else {
             return Err(s3_error!(
@@ -1539,6 +1654,7 @@ impl S3 for RsgwS3 {
                 "copy sources other than bucket/key are not supported"
             ));
         };
+        only_null_version(src_version.as_deref())?;
         let number = u32::try_from(i.part_number).map_err(|_| {
             s3_error!(
                 InvalidArgument,

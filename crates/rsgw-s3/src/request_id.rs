@@ -221,6 +221,14 @@ impl RequestIdService {
             resp.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
         let routed = slot.routed();
+        // s3s answers every HeadObject 200; a range or part of the object
+        // is 206, as GET's (and S3's HEAD) is
+        if routed == Some(S3Op::HeadObject)
+            && resp.status() == http::StatusCode::OK
+            && resp.headers().contains_key(http::header::CONTENT_RANGE)
+        {
+            *resp.status_mut() = http::StatusCode::PARTIAL_CONTENT;
+        }
         // the gateway's own XML documents; an object's data is never touched
         // (it streams, and its type is the uploader's)
         if routed != Some(S3Op::GetObject)

@@ -41,7 +41,7 @@ pub use cors::{CorsRule, MAX_CORS_RULES, matching_rule};
 pub use error::{GatewayError, GatewayResult};
 pub use gc::GcReport;
 pub use list::{ListEntry, ListParams, ListResult};
-pub use multipart::{MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
+pub use multipart::{CompleteChecks, MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
 pub use objects::{
     BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
     PutResult, RangeSpec, Tail,

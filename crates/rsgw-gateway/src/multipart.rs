@@ -121,6 +121,17 @@ fn multipart_etag<'a>(
     Ok(format!("{}-{n}", hex::encode(md5.finalize())))
 }
 
+/// What CompleteMultipartUpload may ask of the object it makes.
+#[derive(Debug, Clone, Default)]
+pub struct CompleteChecks {
+    /// `If-Match`: complete only over this ETag (`*`: over any object).
+    pub if_match: Option<String>,
+    /// `If-None-Match: *`: complete only where the key holds no object.
+    pub if_none_match_any: bool,
+    /// `x-amz-mp-object-size`: the size the parts must make.
+    pub object_size: Option<u64>,
+}
+
 impl Gateway {
     /// Starts a multipart upload; returns its id.
     pub async fn create_multipart(
@@ -434,6 +445,30 @@ impl Gateway {
         upload_id: &str,
         wanted: &[(u32, String)],
     ) -> GatewayResult<PutResult> {
+        self.complete_multipart_checked(
+            rq,
+            bucket,
+            key,
+            upload_id,
+            wanted,
+            &CompleteChecks::default(),
+        )
+        .await
+    }
+
+    /// As [`Gateway::complete_multipart`], refusing to complete unless
+    /// `checks` hold: `PreconditionFailed` for a condition on the key's
+    /// current object (checked as the object is committed, as a PUT's),
+    /// `InvalidRequest` for another size. The upload stays, for a retry.
+    pub async fn complete_multipart_checked(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        wanted: &[(u32, String)],
+        checks: &CompleteChecks,
+    ) -> GatewayResult<PutResult> {
         if wanted.is_empty() {
             return Err(GatewayError::MalformedXml(
                 "you must specify at least one part".into(),
@@ -485,8 +520,21 @@ impl Gateway {
             checksums: BTreeMap::new(),
             upload_id: upload_id.into(),
         };
+        if let Some(size) = checks.object_size
+            && size != meta.size
+        {
+            return Err(GatewayError::InvalidRequest(format!(
+                "x-amz-mp-object-size is {size}, the parts make {} bytes",
+                meta.size
+            )));
+        }
+        let conditions = PutParams {
+            if_match: checks.if_match.clone(),
+            if_none_match_any: checks.if_none_match_any,
+            ..PutParams::default()
+        };
         let replaced = self
-            .commit_head(&info.id, key, &PutParams::default(), Bytes::new(), &meta)
+            .commit_head(&info.id, key, &conditions, Bytes::new(), &meta)
             .await?;
         self.index_committed(&info, key, &meta, replaced.as_ref())
             .await?;
@@ -1057,6 +1105,72 @@ mod tests {
                 "{first}-{last}"
             );
         }
+    }
+
+    /// CompleteMultipartUpload's If-None-Match, If-Match and object size:
+    /// a completion they refuse leaves the key's object and the upload as
+    /// they were, and the same upload completes once they hold.
+    #[tokio::test]
+    async fn completion_checks_refuse_and_keep_the_upload() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "mpu").await;
+        let old =
+            f.gw.put_object(&owner(), "mpu", "k", PutParams::default(), body(b"old", 2))
+                .await
+                .expect("put")
+                .meta;
+        let up = three_parts(&f, "k").await;
+        let all = wanted(&[(1, MD5_P1), (2, MD5_P2), (3, MD5_P3)]);
+        let complete = |checks: CompleteChecks| {
+            let (gw, up, all) = (f.gw.clone(), up.clone(), all.clone());
+            async move {
+                gw.complete_multipart_checked(&owner(), "mpu", "k", &up, &all, &checks)
+                    .await
+            }
+        };
+        let refusals = [
+            (
+                CompleteChecks {
+                    if_none_match_any: true,
+                    ..Default::default()
+                },
+                "PreconditionFailed",
+            ),
+            (
+                CompleteChecks {
+                    if_match: Some("0123".into()),
+                    ..Default::default()
+                },
+                "PreconditionFailed",
+            ),
+            (
+                CompleteChecks {
+                    object_size: Some(13),
+                    ..Default::default()
+                },
+                "InvalidRequest",
+            ),
+        ];
+        for (checks, want) in refusals {
+            let e = complete(checks.clone()).await.expect_err("refused");
+            assert!(format!("{e:?}").starts_with(want), "{checks:?}: {e:?}");
+        }
+        let head = GetParams {
+            head_only: true,
+            ..Default::default()
+        };
+        let got =
+            f.gw.get_object(&owner(), "mpu", "k", head)
+                .await
+                .expect("the old object");
+        assert_eq!(got.meta.etag, old.etag);
+        let done = complete(CompleteChecks {
+            if_match: Some(format!("\"{}\"", old.etag)),
+            object_size: Some(14),
+            ..Default::default()
+        })
+        .await
+        .expect("completes once the checks hold");
+        assert_eq!(done.meta.size, 14);
     }
 
     /// Uploading a part number again replaces the part: the old data goes,

@@ -8,8 +8,8 @@ use std::time::SystemTime;
 use base64::Engine;
 use futures::StreamExt;
 use rsgw_gateway::{
-    CannedAcl, CopyMetadata, Gateway, GetParams, ListParams, Principal, PutParams, RangeSpec,
-    Requester,
+    CannedAcl, CompleteChecks, CopyMetadata, Gateway, GetParams, ListParams, Principal, PutParams,
+    RangeSpec, Requester,
 };
 use s3s::dto::*;
 use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
@@ -124,6 +124,16 @@ fn get_params(
         if_unmodified_since: unmodified_since.map(to_system_time),
         head_only,
     }
+}
+
+/// A write's If-None-Match names no ETag on S3 (only `*`: no object at
+/// all); refused rather than ignored, since ignoring it overwrites the
+/// object the client meant to keep.
+fn none_match_takes_any_only() -> S3Error {
+    s3_error!(
+        NotImplemented,
+        "If-None-Match on a write takes * only (write if no object exists)"
+    )
 }
 
 /// `response-expires` as the Expires header it sets.
@@ -945,7 +955,11 @@ impl S3 for RsgwS3 {
                 Some(ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s))) => Some(s),
                 None => None,
             },
-            if_none_match_any: matches!(i.if_none_match, Some(ETagCondition::Any)),
+            if_none_match_any: match i.if_none_match {
+                None => false,
+                Some(ETagCondition::Any) => true,
+                Some(ETagCondition::ETag(_)) => return Err(none_match_takes_any_only()),
+            },
             check: None,
         };
         let checker = Checker::new(
@@ -1387,9 +1401,22 @@ impl S3 for RsgwS3 {
                 })
             })
             .collect::<S3Result<Vec<_>>>()?;
+        let checks = CompleteChecks {
+            if_match: match i.if_match {
+                Some(ETagCondition::Any) => Some("*".into()),
+                Some(ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s))) => Some(s),
+                None => None,
+            },
+            if_none_match_any: match i.if_none_match {
+                None => false,
+                Some(ETagCondition::Any) => true,
+                Some(ETagCondition::ETag(_)) => return Err(none_match_takes_any_only()),
+            },
+            object_size: i.mpu_object_size.map(|s| s.max(0) as u64),
+        };
         let res = self
             .gw
-            .complete_multipart(&rq, &i.bucket, &i.key, &i.upload_id, &parts)
+            .complete_multipart_checked(&rq, &i.bucket, &i.key, &i.upload_id, &parts, &checks)
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(CompleteMultipartUploadOutput {

@@ -530,7 +530,6 @@ def test_complete_conditional_write(t, mp_bucket, request):
     # AWS: If-None-Match: * completes only where the key holds no object,
     # If-Match only over the named ETag (else 412 PreconditionFailed);
     # radosgw (Pacific) ignores both and completes
-    _rsgw_bug(request, t, "If-None-Match / If-Match on CompleteMultipartUpload are ignored")
     t.alice.put_object(Bucket=mp_bucket, Key="cond", Body=b"first")
     for cond in (dict(IfNoneMatch="*"), dict(IfMatch=OTHER_MD5)):
         uid, etags = _start(t, mp_bucket, "cond", b"second")
@@ -556,7 +555,6 @@ def test_complete_conditions_that_hold(t, mp_bucket):
 def test_complete_object_size_is_checked(t, mp_bucket, request):
     # AWS: x-amz-mp-object-size other than the parts' total is 400
     # InvalidRequest; radosgw (Pacific) ignores it
-    _rsgw_bug(request, t, "x-amz-mp-object-size on CompleteMultipartUpload is ignored")
     uid, etags = _start(t, mp_bucket, "sized", b"abc")
     if t.is_radosgw:
         _complete(t, mp_bucket, "sized", uid, [(1, etags[0])], MpuObjectSize=999)

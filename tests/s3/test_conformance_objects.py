@@ -188,8 +188,6 @@ def test_put_conditions(t, bucket):
     assert not _present(t, bucket, "missing")
 
 
-@pytest.mark.xfail(reason="rsgw: a PutObject If-None-Match naming an ETag is ignored, so the object it names is "
-                          "overwritten (RFC 7232: 412; AWS takes * only)", strict=True, raises=AssertionError)
 def test_put_if_none_match_etag_is_not_ignored(t, bucket, rsgw_only):
     etag = t.alice.put_object(Bucket=bucket, Key="k", Body=b"kept")["ETag"]
     st, code = _answer(t, "PUT", f"/{bucket}/k", {"If-None-Match": etag}, b"overwritten")

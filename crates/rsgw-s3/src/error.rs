@@ -195,7 +195,7 @@ mod tests {
 
     /// How many names `variant` knows: 32 gateway variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 45;
+    const VARIANTS: usize = 46;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),

@@ -514,6 +514,33 @@ impl RsgwS3 {
     }
 }
 
+/// What a GetObject or HeadObject (inputs with the same fields) asks of the
+/// read: first the refusals (a version that does not exist, overrides
+/// from an anonymous requester), then its range or part and conditions.
+macro_rules! read_params {
+    ($rq:ident, $i:ident, $head_only:expr) => {{
+        only_null_version($i.version_id.as_deref())?;
+        no_anonymous_overrides(
+            &$rq,
+            $i.response_content_type.is_some()
+                || $i.response_content_encoding.is_some()
+                || $i.response_content_disposition.is_some()
+                || $i.response_content_language.is_some()
+                || $i.response_cache_control.is_some()
+                || $i.response_expires.is_some(),
+        )?;
+        with_part(
+            get_params(
+                $i.range,
+                [$i.if_match, $i.if_none_match],
+                [$i.if_modified_since, $i.if_unmodified_since],
+                $head_only,
+            ),
+            $i.part_number,
+        )?
+    }};
+}
+
 /// The headers S3 stores with an object, from the typed fields every
 /// object-writing input shares (PutObject, CreateMultipartUpload, CopyObject).
 macro_rules! stored_headers {
@@ -1007,25 +1034,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<GetObjectOutput>> {
         let rq = self.requester(&req).await?;
         let i = req.input;
-        only_null_version(i.version_id.as_deref())?;
-        no_anonymous_overrides(
-            &rq,
-            i.response_content_type.is_some()
-                || i.response_content_encoding.is_some()
-                || i.response_content_disposition.is_some()
-                || i.response_content_language.is_some()
-                || i.response_cache_control.is_some()
-                || i.response_expires.is_some(),
-        )?;
-        let params = with_part(
-            get_params(
-                i.range,
-                [i.if_match, i.if_none_match],
-                [i.if_modified_since, i.if_unmodified_since],
-                false,
-            ),
-            i.part_number,
-        )?;
+        let params = read_params!(rq, i, false);
         let res = self
             .gw
             .get_object(&rq, &i.bucket, &i.key, params)
@@ -1099,25 +1108,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<HeadObjectOutput>> {
         let rq = self.requester(&req).await?;
         let i = req.input;
-        only_null_version(i.version_id.as_deref())?;
-        no_anonymous_overrides(
-            &rq,
-            i.response_content_type.is_some()
-                || i.response_content_encoding.is_some()
-                || i.response_content_disposition.is_some()
-                || i.response_content_language.is_some()
-                || i.response_cache_control.is_some()
-                || i.response_expires.is_some(),
-        )?;
-        let params = with_part(
-            get_params(
-                i.range,
-                [i.if_match, i.if_none_match],
-                [i.if_modified_since, i.if_unmodified_since],
-                true,
-            ),
-            i.part_number,
-        )?;
+        let params = read_params!(rq, i, true);
         let res = self
             .gw
             .get_object(&rq, &i.bucket, &i.key, params)

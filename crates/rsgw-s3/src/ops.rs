@@ -126,14 +126,28 @@ fn get_params(
     }
 }
 
-/// A write's If-None-Match names no ETag on S3 (only `*`: no object at
-/// all); refused rather than ignored, since ignoring it overwrites the
-/// object the client meant to keep.
-fn none_match_takes_any_only() -> S3Error {
-    s3_error!(
-        NotImplemented,
-        "If-None-Match on a write takes * only (write if no object exists)"
-    )
+/// A write's (PutObject's, CompleteMultipartUpload's) If-Match: the ETag
+/// to write over, `*` for any object.
+fn write_if_match(c: Option<ETagCondition>) -> Option<String> {
+    match c {
+        Some(ETagCondition::Any) => Some("*".into()),
+        Some(ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s))) => Some(s),
+        None => None,
+    }
+}
+
+/// A write's If-None-Match: whether to write only where no object is.
+/// S3 takes `*` only; an ETag is refused rather than ignored, since
+/// ignoring it overwrites the object the client meant to keep.
+fn write_if_none_match_any(c: Option<ETagCondition>) -> S3Result<bool> {
+    match c {
+        None => Ok(false),
+        Some(ETagCondition::Any) => Ok(true),
+        Some(ETagCondition::ETag(_)) => Err(s3_error!(
+            NotImplemented,
+            "If-None-Match on a write takes * only (write if no object exists)"
+        )),
+    }
 }
 
 /// `response-expires` as the Expires header it sets.
@@ -977,16 +991,8 @@ impl S3 for RsgwS3 {
             acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
             content_md5: content_md5(i.content_md5.as_ref(), &req.headers)?,
             content_length: i.content_length.map(|l| l.max(0) as u64),
-            if_match: match i.if_match {
-                Some(ETagCondition::Any) => Some("*".into()),
-                Some(ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s))) => Some(s),
-                None => None,
-            },
-            if_none_match_any: match i.if_none_match {
-                None => false,
-                Some(ETagCondition::Any) => true,
-                Some(ETagCondition::ETag(_)) => return Err(none_match_takes_any_only()),
-            },
+            if_match: write_if_match(i.if_match),
+            if_none_match_any: write_if_none_match_any(i.if_none_match)?,
             check: None,
         };
         let checker = Checker::new(
@@ -1393,16 +1399,8 @@ impl S3 for RsgwS3 {
             })
             .collect::<S3Result<Vec<_>>>()?;
         let checks = CompleteChecks {
-            if_match: match i.if_match {
-                Some(ETagCondition::Any) => Some("*".into()),
-                Some(ETagCondition::ETag(ETag::Strong(s) | ETag::Weak(s))) => Some(s),
-                None => None,
-            },
-            if_none_match_any: match i.if_none_match {
-                None => false,
-                Some(ETagCondition::Any) => true,
-                Some(ETagCondition::ETag(_)) => return Err(none_match_takes_any_only()),
-            },
+            if_match: write_if_match(i.if_match),
+            if_none_match_any: write_if_none_match_any(i.if_none_match)?,
             object_size: i.mpu_object_size.map(|s| s.max(0) as u64),
         };
         let res = self

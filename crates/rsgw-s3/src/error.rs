@@ -23,12 +23,11 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::RequestTimeout => S3ErrorCode::RequestTimeout,
         G::BodySignatureMismatch => S3ErrorCode::SignatureDoesNotMatch,
         G::ContentSha256Mismatch => {
-            let mut err = S3Error::with_message(
-                S3ErrorCode::Custom("XAmzContentSHA256Mismatch".into()),
-                e.to_string(),
+            return unlisted(
+                "XAmzContentSHA256Mismatch",
+                http::StatusCode::BAD_REQUEST,
+                &e,
             );
-            err.set_status_code(http::StatusCode::BAD_REQUEST);
-            return err;
         }
         G::PreconditionFailed => S3ErrorCode::PreconditionFailed,
         G::NotModified { etag, mtime } => {
@@ -48,12 +47,11 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         }
         G::InvalidRange => S3ErrorCode::InvalidRange,
         G::InvalidPartNumber => {
-            let mut err = S3Error::with_message(
-                S3ErrorCode::Custom("InvalidPartNumber".into()),
-                e.to_string(),
+            return unlisted(
+                "InvalidPartNumber",
+                http::StatusCode::RANGE_NOT_SATISFIABLE,
+                &e,
             );
-            err.set_status_code(http::StatusCode::RANGE_NOT_SATISFIABLE);
-            return err;
         }
         G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
         G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
@@ -78,6 +76,13 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         return S3Error::with_message(code, "We encountered an internal error. Please try again.");
     }
     S3Error::with_message(code, e.to_string())
+}
+
+/// An error whose S3 code s3s does not list, with the status AWS gives it.
+fn unlisted(code: &'static str, status: http::StatusCode, e: &GatewayError) -> S3Error {
+    let mut err = S3Error::with_message(S3ErrorCode::Custom(code.into()), e.to_string());
+    err.set_status_code(status);
+    err
 }
 
 /// A failure of one of s3s' request body decoders that S3 names.

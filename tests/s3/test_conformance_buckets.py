@@ -327,7 +327,7 @@ def test_create_bucket_object_lock_header(t):
     assert not _exists(t, name)
     if t.is_radosgw:
         # radosgw (Pacific) honours true, as AWS does: object lock on, and
-        # versioning with it (rsgw: the xfail below)
+        # versioning with it (rsgw refuses it: the test below)
         name = _new_name()
         assert _err(t, "PUT", f"/{name}", headers={"x-amz-bucket-object-lock-enabled": "true"}) == (200, None)
         try:
@@ -864,7 +864,7 @@ def test_unimplemented_bucket_subresources(t, bucket):
 
 # DELETE /bucket?sub: S3 has a delete for some subresources; radosgw takes
 # DELETE on the others, and on those it does not implement, for
-# DeleteBucket; rsgw does so where S3 has no such delete (the xfail below)
+# DeleteBucket; rsgw answers 405 where S3 has no such delete (the test below)
 NO_DELETE = ["versioning", "logging", "notification", "object-lock", "requestPayment", "accelerate"]
 RADOSGW_DELETES = {
     # subresource: (status, code), whether the bucket is left

@@ -71,7 +71,8 @@ ALICE_AK=ALICEACCESSKEY000001 ALICE_SK=alicesecretkey0000000000000000000000001
 BOB_AK=BOBACCESSKEY00000001 BOB_SK=bobsecretkey00000000000000000000000001
 users=(--user "alice:Alice:$ALICE_AK:$ALICE_SK" --user "bob:Bob:$BOB_AK:$BOB_SK")
 s3=(--toml '[s3]
-dns_names = ["s3.test"]')
+dns_names = ["s3.test"]
+website_dns_names = ["web.test"]')
 targets="" configs=""
 
 rsgw_start rsgw-local --backend local "${s3[@]}" "${users[@]}"
@@ -88,7 +89,7 @@ fi
 if [[ $CEPH_CONF != - && ${RSGW_TEST_RADOSGW:-yes} != no ]]; then
   rgw_port=$(rsgw_free_port)
   rgw=1
-  RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test "$here/../scripts/ceph-micro" rgw >/dev/null
+  RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test RGW_WEBSITE_DNS_NAME=web.test "$here/../scripts/ceph-micro" rgw >/dev/null
   rgw_user() { # uid name access secret
     radosgw-admin user info --uid="$1" >/dev/null 2>&1 ||
       radosgw-admin user create --uid="$1" --display-name="$2" --access-key="$3" --secret-key="$4" >/dev/null

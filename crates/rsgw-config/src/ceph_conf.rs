@@ -24,7 +24,9 @@ pub struct CephConfImport {
 /// `ssl_private_key`), `rgw_thread_pool_size`, `rgw_max_concurrent_requests`,
 /// `rgw_dns_name`, `rgw_max_chunk_size`, `rgw_obj_stripe_size`,
 /// `rgw_max_put_size`, `rgw_multipart_min_part_size`,
-/// `rgw_override_bucket_index_max_shards` (when not 0). The store becomes the
+/// `rgw_override_bucket_index_max_shards` (when not 0),
+/// `rgw_dns_s3website_name` (with `rgw_enable_static_website = true`: the
+/// website endpoint is off in radosgw otherwise). The store becomes the
 /// rados backend on that file as that client.
 pub fn import_radosgw(
     cfg: &mut Config,
@@ -38,6 +40,8 @@ pub fn import_radosgw(
     let options = section_options(&text, name);
     let bad = |key: &'static str, message: String| ConfigError::Value { key, message };
     let mut out = CephConfImport::default();
+    // radosgw serves websites only with both set, whatever their order
+    let (mut website, mut website_names) = (false, Vec::new());
     for (key, value) in options {
         let mut took = true;
         match key.as_str() {
@@ -52,13 +56,10 @@ pub fn import_radosgw(
                 cfg.pool.max_concurrent_requests =
                     int(&value).map_err(|m| bad("rgw_max_concurrent_requests", m))? as usize;
             }
-            "rgw_dns_name" => {
-                cfg.s3.dns_names = value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(String::from)
-                    .collect();
+            "rgw_dns_name" => cfg.s3.dns_names = names(&value),
+            "rgw_dns_s3website_name" => website_names = names(&value),
+            "rgw_enable_static_website" => {
+                website = matches!(value.as_str(), "true" | "1" | "yes" | "on");
             }
             "rgw_zonegroup" => cfg.s3.zonegroup.clone_from(&value),
             "rgw_max_chunk_size" => {
@@ -96,11 +97,24 @@ pub fn import_radosgw(
             out.taken.push((key, value));
         }
     }
+    if website {
+        cfg.s3.website_dns_names = website_names;
+    }
     cfg.store.backend = Backend::Rados;
     cfg.store.ceph_conf = path.to_path_buf();
     cfg.store.client_name = name.to_string();
     cfg.validate()?;
     Ok(out)
+}
+
+/// A comma-separated list of host names.
+fn names(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 /// The options of `[global]`, `[client]` and `[name]`, later sections
@@ -245,6 +259,7 @@ rgw thread pool size = 64
 
 [client.rgw.other]
 rgw_thread_pool_size = 8
+rgw_dns_s3website_name = other.test
 
 [client.rgw.gw]
 keyring = /tmp/k
@@ -252,6 +267,8 @@ rgw_frontends = "beast endpoint=127.0.0.1:8000 tcp_nodelay=1 max_connection_back
 rgw_thread_pool_size = 128   # fewer threads
 rgw max concurrent requests = 256
 rgw_dns_name = s3.test
+rgw_dns_s3website_name = web.test, web.example
+rgw enable static website = true
 rgw_zonegroup = eu
 rgw_max_chunk_size = 1M
 rgw_override_bucket_index_max_shards = 7
@@ -275,6 +292,7 @@ rgw_enable_ops_log = true
         assert_eq!(cfg.pool.thread_pool_size, 128);
         assert_eq!(cfg.pool.max_concurrent_requests, 256);
         assert_eq!(cfg.s3.dns_names, vec!["s3.test"]);
+        assert_eq!(cfg.s3.website_dns_names, vec!["web.test", "web.example"]);
         assert_eq!(cfg.s3.zonegroup, "eu");
         assert_eq!(cfg.s3.chunk_size, 1 << 20);
         assert_eq!(cfg.s3.bucket_index_shards, 7);
@@ -285,6 +303,12 @@ rgw_enable_ops_log = true
         let mut cfg = Config::default();
         import_radosgw(&mut cfg, &path, "client.rgw.third").expect("import");
         assert_eq!(cfg.pool.thread_pool_size, 64, "[global] applies");
+        let mut cfg = Config::default();
+        import_radosgw(&mut cfg, &path, "client.rgw.other").expect("import");
+        assert!(
+            cfg.s3.website_dns_names.is_empty(),
+            "no website endpoint without rgw_enable_static_website"
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 

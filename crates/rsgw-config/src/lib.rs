@@ -78,6 +78,13 @@ pub struct S3Config {
     /// Host names for virtual-hosted-style requests (`bucket.<name>`), like
     /// `rgw_dns_name`. Empty: path-style only. Default empty.
     pub dns_names: Vec<String>,
+    /// Host names of the static-website endpoint, like radosgw's
+    /// `rgw_dns_s3website_name`: a GET or HEAD to `bucket.<name>` is served
+    /// as a website (index and error documents, redirects, HTML errors,
+    /// anonymous access as the bucket's policy and ACLs allow) from the
+    /// bucket's website configuration. Empty: no website endpoint. Default
+    /// empty.
+    pub website_dns_names: Vec<String>,
     /// The zonegroup GetBucketLocation names for every bucket, as radosgw
     /// names its own (`rgw_zonegroup`; radosgw's default zonegroup is
     /// `default`). Empty: no LocationConstraint, as AWS answers for
@@ -128,6 +135,7 @@ impl Default for S3Config {
     fn default() -> Self {
         S3Config {
             dns_names: Vec::new(),
+            website_dns_names: Vec::new(),
             zonegroup: "default".into(),
             chunk_size: 4 << 20,
             stripe_size: 4 << 20,

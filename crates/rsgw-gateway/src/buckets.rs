@@ -1,5 +1,7 @@
 //! Buckets: naming rules, creation, deletion, lookup and bucket ACLs.
 
+use std::collections::BTreeMap;
+
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use rsgw_store::{ObjectId, ReadOp, StoreError, WriteOp};
@@ -10,6 +12,7 @@ use crate::authz::{Access, BucketPolicy, Requester, Target};
 use crate::cache::Change;
 use crate::cors::CorsRule;
 use crate::ids::{now_secs, unique_id};
+use crate::website::WebsiteConfig;
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
 /// A bucket's record.
@@ -37,6 +40,12 @@ pub struct BucketInfo {
     /// Its CORS rules, if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cors: Option<Vec<CorsRule>>,
+    /// Its website configuration, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website: Option<WebsiteConfig>,
+    /// Its tags (Put/GetBucketTagging).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
 }
 
 fn one_shard() -> u32 {
@@ -159,6 +168,8 @@ impl Gateway {
             index_shards: self.opts.bucket_index_shards.max(1),
             policy: None,
             cors: None,
+            website: None,
+            tags: Default::default(),
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

@@ -211,6 +211,8 @@ mod tests {
             acl: CannedAcl::Private,
             policy: None,
             cors: None,
+            website: None,
+            tags: Default::default(),
         }
     }
 

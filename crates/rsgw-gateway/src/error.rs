@@ -96,6 +96,12 @@ pub enum GatewayError {
     /// The bucket has no policy.
     #[error("the bucket policy does not exist")]
     NoSuchBucketPolicy,
+    /// The bucket has no website configuration.
+    #[error("the specified bucket does not have a website configuration")]
+    NoSuchWebsiteConfiguration,
+    /// The bucket has no tags.
+    #[error("the TagSet does not exist")]
+    NoSuchTagSet,
     /// A request body's XML is not what the operation takes.
     #[error("malformed XML: {0}")]
     MalformedXml(String),

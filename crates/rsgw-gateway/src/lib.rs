@@ -1,7 +1,7 @@
 //! rsgw's S3 semantics on the [`Store`]: users and their keys, buckets,
 //! objects striped over RADOS objects, listings, canned ACLs and the garbage
 //! collector that removes what interrupted or replaced writes leave behind;
-//! bucket policies, and the one authorization decision of each request
+//! bucket policies, CORS rules, website configurations, and the one authorization decision of each request
 //! (`authz`).
 //!
 //! Nothing here knows HTTP or S3's wire format; `rsgw-s3` maps S3 requests
@@ -27,6 +27,7 @@ mod tagging;
 #[cfg(test)]
 mod testutil;
 mod users;
+mod website;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,8 +47,12 @@ pub use objects::{
     BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
     PutResult, RangeSpec, Tail,
 };
-pub use tagging::{MAX_OBJECT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, check_tags};
+pub use tagging::{MAX_BUCKET_TAGS, MAX_OBJECT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, check_tags};
 pub use users::{AccessKey, User};
+pub use website::{
+    MAX_ROUTING_RULES, Redirect, RedirectAll, RoutingRule, WebsiteConfig, WebsiteRedirect,
+    WebsiteReply,
+};
 
 /// Sizes and limits of the gateway layer.
 #[derive(Debug, Clone)]

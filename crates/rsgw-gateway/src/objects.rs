@@ -2127,6 +2127,8 @@ mod tests {
             index_shards: 1,
             policy: None,
             cors: None,
+            website: None,
+            tags: Default::default(),
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

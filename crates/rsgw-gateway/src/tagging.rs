@@ -1,28 +1,42 @@
-//! Object tags: S3's limits on them, and Put/Get/DeleteObjectTagging.
-//! Tags live in the object's metadata (`ObjectMeta::tags`), set with
-//! `x-amz-tagging` on PUT, copy and multipart uploads too.
+//! Tags: S3's limits on them, Put/Get/DeleteObjectTagging and
+//! Put/Get/DeleteBucketTagging. An object's tags live in its metadata
+//! (`ObjectMeta::tags`), set with `x-amz-tagging` on PUT, copy and
+//! multipart uploads too; a bucket's in its record (`BucketInfo::tags`).
 
 use std::collections::BTreeMap;
 
-use crate::authz::{Access, Requester};
+use crate::authz::{Access, Requester, Target};
 use crate::{Gateway, GatewayError, GatewayResult};
 
 /// S3's limit on an object's tags.
 pub const MAX_OBJECT_TAGS: usize = 10;
+/// S3's limit on a bucket's tags.
+pub const MAX_BUCKET_TAGS: usize = 50;
 /// Longest tag key, in Unicode characters.
 pub const MAX_TAG_KEY: usize = 128;
 /// Longest tag value, in Unicode characters.
 pub const MAX_TAG_VALUE: usize = 256;
 
-/// Checks tags as sent (in order, duplicates included) against S3's rules
-/// and returns them as stored; the error says which rule, as S3's
-/// `InvalidTag` does.
+/// Checks an object's tags as sent (in order, duplicates included) against
+/// S3's rules and returns them as stored; the error says which rule, as
+/// S3's `InvalidTag` does.
 pub fn check_tags(tags: Vec<(String, String)>) -> GatewayResult<BTreeMap<String, String>> {
+    check_tag_set(tags, MAX_OBJECT_TAGS, "Object tags")
+}
+
+/// [`check_tags`] for a bucket's tags, which may be more.
+fn check_bucket_tags(tags: Vec<(String, String)>) -> GatewayResult<BTreeMap<String, String>> {
+    check_tag_set(tags, MAX_BUCKET_TAGS, "Bucket tag count")
+}
+
+fn check_tag_set(
+    tags: Vec<(String, String)>,
+    max: usize,
+    what: &str,
+) -> GatewayResult<BTreeMap<String, String>> {
     let invalid = |m: String| Err(GatewayError::InvalidTag(m));
-    if tags.len() > MAX_OBJECT_TAGS {
-        return invalid(format!(
-            "Object tags cannot be greater than {MAX_OBJECT_TAGS}"
-        ));
+    if tags.len() > max {
+        return invalid(format!("{what} cannot be greater than {max}"));
     }
     let mut out = BTreeMap::new();
     for (k, v) in tags {
@@ -87,6 +101,45 @@ impl Gateway {
         })
         .await
     }
+
+    /// A bucket's tags; `NoSuchTagSet` without any (GetBucketTagging).
+    pub async fn get_bucket_tagging(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+    ) -> GatewayResult<BTreeMap<String, String>> {
+        let info = self.bucket_info(bucket).await?;
+        self.authorize(rq, Access::GetBucketTagging, &Target::bucket(&info))?;
+        if info.tags.is_empty() {
+            return Err(GatewayError::NoSuchTagSet);
+        }
+        Ok(info.tags)
+    }
+
+    /// Replaces a bucket's tags, checked against S3's rules
+    /// (PutBucketTagging).
+    pub async fn put_bucket_tagging(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        tags: Vec<(String, String)>,
+    ) -> GatewayResult<()> {
+        let mut info = self.bucket_info_fresh(bucket).await?;
+        self.authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
+        info.tags = check_bucket_tags(tags)?;
+        self.save_bucket(&info).await
+    }
+
+    /// Removes a bucket's tags (DeleteBucketTagging; none is fine).
+    pub async fn delete_bucket_tagging(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
+        let mut info = self.bucket_info_fresh(bucket).await?;
+        self.authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
+        if !info.tags.is_empty() {
+            info.tags.clear();
+            self.save_bucket(&info).await?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +175,48 @@ mod tests {
         }
         let ok = check_tags(pairs(&[(&"é".repeat(128), ""), ("k", &"v".repeat(256))]));
         assert_eq!(ok.expect("at the limits").len(), 2);
+        let fifty: Vec<(String, String)> = (0..50).map(|i| (format!("k{i}"), "v".into())).collect();
+        assert_eq!(check_bucket_tags(fifty.clone()).expect("fifty").len(), 50);
+        let mut many = fifty;
+        many.push(("k50".into(), "v".into()));
+        let e = check_bucket_tags(many).expect_err("51");
+        assert!(e.to_string().contains("greater than 50"), "{e}");
+        let e = check_bucket_tags(pairs(&[("aws:x", "v")])).expect_err("aws:");
+        assert!(e.to_string().contains("aws:"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn bucket_tags_put_get_delete() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "btags").await;
+        assert!(matches!(
+            f.gw.get_bucket_tagging(&owner(), "btags").await,
+            Err(GatewayError::NoSuchTagSet)
+        ));
+        f.gw.put_bucket_tagging(&owner(), "btags", pairs(&[("team", "web")]))
+            .await
+            .expect("put");
+        let got =
+            f.gw.get_bucket_tagging(&owner(), "btags")
+                .await
+                .expect("get");
+        assert_eq!(got.get("team").map(String::as_str), Some("web"));
+        assert!(matches!(
+            f.gw.put_bucket_tagging(&Requester::user("bob"), "btags", pairs(&[("a", "b")]))
+                .await,
+            Err(GatewayError::AccessDenied)
+        ));
+        assert!(matches!(
+            f.gw.get_bucket_tagging(&Requester::anonymous(), "btags")
+                .await,
+            Err(GatewayError::AccessDenied)
+        ));
+        f.gw.delete_bucket_tagging(&owner(), "btags")
+            .await
+            .expect("delete");
+        assert!(matches!(
+            f.gw.get_bucket_tagging(&owner(), "btags").await,
+            Err(GatewayError::NoSuchTagSet)
+        ));
     }
 
     #[tokio::test]

@@ -202,6 +202,8 @@ mod tests {
             index_shards: 1,
             policy: None,
             cors: rules,
+            website: None,
+            tags: Default::default(),
         }
     }
 

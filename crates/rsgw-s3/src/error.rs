@@ -64,6 +64,8 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::MalformedPolicy(_) => S3ErrorCode::MalformedPolicy,
         G::NoSuchBucketPolicy => S3ErrorCode::NoSuchBucketPolicy,
         G::NoSuchCorsConfiguration => S3ErrorCode::NoSuchCORSConfiguration,
+        G::NoSuchWebsiteConfiguration => S3ErrorCode::NoSuchWebsiteConfiguration,
+        G::NoSuchTagSet => S3ErrorCode::NoSuchTagSet,
         G::InvalidTag(_) => S3ErrorCode::InvalidTag,
         G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
         G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
@@ -174,6 +176,8 @@ mod tests {
             G::MalformedPolicy(_) => "MalformedPolicy",
             G::NoSuchBucketPolicy => "NoSuchBucketPolicy",
             G::NoSuchCorsConfiguration => "NoSuchCorsConfiguration",
+            G::NoSuchWebsiteConfiguration => "NoSuchWebsiteConfiguration",
+            G::NoSuchTagSet => "NoSuchTagSet",
             G::InvalidTag(_) => "InvalidTag",
             G::NoSuchUser(_) => "NoSuchUser",
             G::UserExists(_) => "UserExists",
@@ -198,9 +202,9 @@ mod tests {
         }
     }
 
-    /// How many names `variant` knows: 32 gateway variants besides
+    /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 46;
+    const VARIANTS: usize = 48;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -291,6 +295,13 @@ mod tests {
                 404,
                 false,
             ),
+            (
+                G::NoSuchWebsiteConfiguration,
+                "NoSuchWebsiteConfiguration",
+                404,
+                false,
+            ),
+            (G::NoSuchTagSet, "NoSuchTagSet", 404, false),
             // admin failures never reach S3 clients but still map to a 4xx
             (G::NoSuchUser("bob".into()), "InvalidArgument", 400, false),
             (G::UserExists("bob".into()), "InvalidArgument", 400, false),

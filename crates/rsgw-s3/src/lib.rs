@@ -17,6 +17,7 @@ mod operation;
 mod ops;
 mod request_id;
 mod unhonoured;
+mod website;
 mod xml_text;
 
 use rsgw_gateway::Gateway;
@@ -96,9 +97,12 @@ impl S3Host for DnsNames {
 /// virtual-hosted-style addressing (`bucket.<name>`), like `rgw_dns_name`.
 /// `zonegroup` is what GetBucketLocation names (`rgw_zonegroup`).
 /// `max_header_size` bounds the request header section (Beast's option).
+/// `website_names` are the website endpoint's host names
+/// (`rgw_dns_s3website_name`), none for no website endpoint.
 pub fn service(
     gw: Gateway,
     dns_names: &[String],
+    website_names: &[String],
     zonegroup: &str,
     max_header_size: usize,
 ) -> Result<S3HttpService, String> {
@@ -108,18 +112,29 @@ pub fn service(
     });
     b.set_auth(GatewayAuth(gw.clone()));
     b.set_access(AclDecidesLater);
-    if !dns_names.is_empty() {
-        if let Some(bad) = dns_names
+    for (key, names) in [
+        ("dns_names", dns_names),
+        ("website_dns_names", website_names),
+    ] {
+        if let Some(bad) = names
             .iter()
             .find(|n| n.is_empty() || n.contains([':', '/']) || n.starts_with('.'))
         {
-            return Err(format!("invalid DNS name in s3.dns_names: '{bad}'"));
+            return Err(format!("invalid DNS name in s3.{key}: '{bad}'"));
         }
+    }
+    if !dns_names.is_empty() {
         b.set_host(DnsNames(dns_names.to_vec()));
     }
     let hosts = (!dns_names.is_empty()).then(|| std::sync::Arc::new(DnsNames(dns_names.to_vec())));
-    let cors = cors::Cors::new(gw, hosts);
-    Ok(RequestIdService::new(b.build(), max_header_size, cors))
+    let cors = cors::Cors::new(gw.clone(), hosts);
+    let website = website::Website::new(gw, website_names);
+    Ok(RequestIdService::new(
+        b.build(),
+        max_header_size,
+        cors,
+        website,
+    ))
 }
 
 #[cfg(test)]

@@ -71,6 +71,21 @@ operations! {
     /// OPTIONS /bucket[/key]: a browser's CORS preflight, answered before
     /// s3s (which routes no OPTIONS).
     PreflightCors,
+    /// GET /bucket?website.
+    GetBucketWebsite,
+    /// PUT /bucket?website.
+    PutBucketWebsite,
+    /// DELETE /bucket?website.
+    DeleteBucketWebsite,
+    /// Any request to the website endpoint (`bucket.<website name>`),
+    /// answered before s3s.
+    WebsiteGet,
+    /// GET /bucket?tagging.
+    GetBucketTagging,
+    /// PUT /bucket?tagging.
+    PutBucketTagging,
+    /// DELETE /bucket?tagging.
+    DeleteBucketTagging,
     /// GET /bucket.
     ListObjects,
     /// GET /bucket?list-type=2.
@@ -146,7 +161,10 @@ mod tests {
                 assert_eq!(S3Op::from_s3s(op.name()), *op);
             }
         }
-        assert_eq!(S3Op::from_s3s("PutBucketTagging"), S3Op::Other);
+        assert_eq!(
+            S3Op::from_s3s("PutBucketLifecycleConfiguration"),
+            S3Op::Other
+        );
         assert_eq!(S3Op::from_s3s("Other"), S3Op::Other);
     }
 
@@ -182,7 +200,7 @@ mod tests {
             );
             seen += 1;
         }
-        // Other, and the preflight answered in front of s3s
-        assert_eq!(seen, S3Op::ALL.len() - 2, "every variant is implemented");
+        // Other, and the preflight and website requests answered in front of s3s
+        assert_eq!(seen, S3Op::ALL.len() - 3, "every variant is implemented");
     }
 }

@@ -25,6 +25,52 @@ pub struct RsgwS3 {
     pub(crate) zonegroup: String,
 }
 
+/// Who makes a request, with what of it a policy's conditions test: the
+/// client's address and transport (from the frontend), `Referer`,
+/// `User-Agent`, and the expected bucket owners.
+pub(crate) fn requester(
+    principal: Principal,
+    headers: &http::HeaderMap,
+    extensions: &http::Extensions,
+) -> Requester {
+    let client = extensions.get::<rsgw_frontend::Client>();
+    let header = |name: http::header::HeaderName| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    Requester {
+        principal,
+        source_ip: client.map(|c| c.addr),
+        secure: client.is_some_and(|c| c.secure),
+        referer: header(http::header::REFERER),
+        user_agent: header(http::header::USER_AGENT),
+        expected_bucket_owner: header(http::HeaderName::from_static("x-amz-expected-bucket-owner")),
+        expected_source_owner: header(http::HeaderName::from_static(
+            "x-amz-source-expected-bucket-owner",
+        )),
+    }
+}
+
+/// A `Tagging` document's tags, in order, as sent.
+fn tag_pairs(t: Tagging) -> Vec<(String, String)> {
+    t.tag_set
+        .into_iter()
+        .map(|t| (t.key.unwrap_or_default(), t.value.unwrap_or_default()))
+        .collect()
+}
+
+/// Stored tags as a `TagSet`.
+fn tag_set(tags: BTreeMap<String, String>) -> Vec<Tag> {
+    tags.into_iter()
+        .map(|(k, v)| Tag {
+            key: Some(k),
+            value: Some(v),
+        })
+        .collect()
+}
+
 fn ts(secs: f64) -> Timestamp {
     Timestamp::from(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs.max(0.0)))
 }
@@ -107,7 +153,7 @@ fn wants_checksums(mode: Option<&ChecksumMode>) -> bool {
 
 /// What GetObject and HeadObject ask for: the range and the conditions
 /// (If-Match, If-None-Match; If-Modified-Since, If-Unmodified-Since).
-fn get_params(
+pub(crate) fn get_params(
     range: Option<Range>,
     [if_match, if_none_match]: [Option<ETagCondition>; 2],
     [modified_since, unmodified_since]: [Option<Timestamp>; 2],
@@ -451,26 +497,7 @@ impl RsgwS3 {
                 Principal::User(uid)
             }
         };
-        let client = req.extensions.get::<rsgw_frontend::Client>();
-        let header = |name: http::header::HeaderName| {
-            req.headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
-        Ok(Requester {
-            principal,
-            source_ip: client.map(|c| c.addr),
-            secure: client.is_some_and(|c| c.secure),
-            referer: header(http::header::REFERER),
-            user_agent: header(http::header::USER_AGENT),
-            expected_bucket_owner: header(http::HeaderName::from_static(
-                "x-amz-expected-bucket-owner",
-            )),
-            expected_source_owner: header(http::HeaderName::from_static(
-                "x-amz-source-expected-bucket-owner",
-            )),
-        })
+        Ok(requester(principal, &req.headers, &req.extensions))
     }
 
     async fn owner(&self, uid: &str) -> Owner {
@@ -829,6 +856,85 @@ impl S3 for RsgwS3 {
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(DeleteBucketCorsOutput::default()))
+    }
+
+    async fn get_bucket_website(
+        &self,
+        req: S3Request<GetBucketWebsiteInput>,
+    ) -> S3Result<S3Response<GetBucketWebsiteOutput>> {
+        let rq = self.requester(&req).await?;
+        let cfg = self
+            .gw
+            .get_bucket_website(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(crate::website::to_s3_output(cfg)))
+    }
+
+    async fn put_bucket_website(
+        &self,
+        req: S3Request<PutBucketWebsiteInput>,
+    ) -> S3Result<S3Response<PutBucketWebsiteOutput>> {
+        let rq = self.requester(&req).await?;
+        let i = req.input;
+        let cfg = crate::website::from_s3(i.website_configuration)?;
+        self.gw
+            .put_bucket_website(&rq, &i.bucket, cfg)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutBucketWebsiteOutput::default()))
+    }
+
+    async fn delete_bucket_website(
+        &self,
+        req: S3Request<DeleteBucketWebsiteInput>,
+    ) -> S3Result<S3Response<DeleteBucketWebsiteOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .delete_bucket_website(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteBucketWebsiteOutput::default()))
+    }
+
+    async fn get_bucket_tagging(
+        &self,
+        req: S3Request<GetBucketTaggingInput>,
+    ) -> S3Result<S3Response<GetBucketTaggingOutput>> {
+        let rq = self.requester(&req).await?;
+        let tags = self
+            .gw
+            .get_bucket_tagging(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(GetBucketTaggingOutput {
+            tag_set: tag_set(tags),
+        }))
+    }
+
+    async fn put_bucket_tagging(
+        &self,
+        req: S3Request<PutBucketTaggingInput>,
+    ) -> S3Result<S3Response<PutBucketTaggingOutput>> {
+        let rq = self.requester(&req).await?;
+        let i = req.input;
+        self.gw
+            .put_bucket_tagging(&rq, &i.bucket, tag_pairs(i.tagging))
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(PutBucketTaggingOutput::default()))
+    }
+
+    async fn delete_bucket_tagging(
+        &self,
+        req: S3Request<DeleteBucketTaggingInput>,
+    ) -> S3Result<S3Response<DeleteBucketTaggingOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .delete_bucket_tagging(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteBucketTaggingOutput::default()))
     }
 
     async fn put_bucket_policy(
@@ -1609,13 +1715,7 @@ impl S3 for RsgwS3 {
             .await
             .map_err(to_s3)?;
         Ok(S3Response::new(GetObjectTaggingOutput {
-            tag_set: tags
-                .into_iter()
-                .map(|(k, v)| Tag {
-                    key: Some(k),
-                    value: Some(v),
-                })
-                .collect(),
+            tag_set: tag_set(tags),
             version_id: None,
         }))
     }
@@ -1626,14 +1726,7 @@ impl S3 for RsgwS3 {
     ) -> S3Result<S3Response<PutObjectTaggingOutput>> {
         let rq = self.requester(&req).await?;
         let i = req.input;
-        let tags = rsgw_gateway::check_tags(
-            i.tagging
-                .tag_set
-                .into_iter()
-                .map(|t| (t.key.unwrap_or_default(), t.value.unwrap_or_default()))
-                .collect(),
-        )
-        .map_err(to_s3)?;
+        let tags = rsgw_gateway::check_tags(tag_pairs(i.tagging)).map_err(to_s3)?;
         self.gw
             .put_object_tagging(&rq, &i.bucket, &i.key, tags)
             .await

@@ -13,6 +13,7 @@ use s3s::service::S3Service;
 
 use crate::cors::{Cors, Preflight};
 use crate::operation::S3Op;
+use crate::website::Website;
 
 /// Request ids unique within a process and across its restarts:
 /// `tx<16 hex counter>-<8 hex start time>`, like radosgw's.
@@ -69,6 +70,7 @@ pub struct RequestIdService {
     ids: Arc<RequestIds>,
     max_header_size: usize,
     cors: Cors,
+    website: Option<Website>,
 }
 
 fn error_response(
@@ -129,12 +131,18 @@ fn request_has_body(h: &http::HeaderMap) -> bool {
 }
 
 impl RequestIdService {
-    pub(crate) fn new(inner: S3Service, max_header_size: usize, cors: Cors) -> Self {
+    pub(crate) fn new(
+        inner: S3Service,
+        max_header_size: usize,
+        cors: Cors,
+        website: Option<Website>,
+    ) -> Self {
         RequestIdService {
             inner,
             ids: Arc::new(RequestIds::new()),
             max_header_size,
             cors,
+            website,
         }
     }
 
@@ -168,13 +176,20 @@ impl RequestIdService {
             .sum();
         let dates = crate::dates::check_sigv2(req.headers(), std::time::SystemTime::now())
             .and_then(|()| crate::dates::check_sigv4_shape(req.headers(), req.uri().query()));
-        let preflight = req.method() == http::Method::OPTIONS;
-        let cors_asked = if preflight {
+        let site = self.website.as_ref().and_then(|w| {
+            let bucket = w.bucket_of(req.headers())?;
+            Some((w, bucket))
+        });
+        let preflight = site.is_none() && req.method() == http::Method::OPTIONS;
+        let cors_asked = if preflight || site.is_some() {
             None
         } else {
             self.cors.asked(&req)
         };
-        let mut resp = if preflight {
+        let mut resp = if let Some((website, bucket)) = site {
+            slot.set(S3Op::WebsiteGet);
+            website.serve(&req, &bucket, &id).await
+        } else if preflight {
             slot.set(S3Op::PreflightCors);
             match self.cors.preflight(&req).await {
                 Preflight::Allowed(h) => {

@@ -101,6 +101,7 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
         Ok(rsgw_s3::service(
             handler_gw,
             &c.s3.dns_names,
+            &c.s3.website_dns_names,
             &c.s3.zonegroup,
             c.frontend.max_header_size,
         )?)

@@ -107,7 +107,14 @@ impl Harness {
             .await
             .expect("user");
         });
-        let svc = rsgw_s3::service(gw, &["s3.test".into()], "default", 16 << 10).expect("service");
+        let svc = rsgw_s3::service(
+            gw,
+            &["s3.test".into()],
+            &["web.test".into()],
+            "default",
+            16 << 10,
+        )
+        .expect("service");
         // the layers rsgw serve puts in front, with their defaults
         let metrics = Arc::new(Metrics::new::<rsgw_s3::S3Op>());
         let frontend = FrontendService::new(

@@ -130,6 +130,11 @@ actions! {
     GetBucketPolicyStatus = "s3:GetBucketPolicyStatus", false;
     GetBucketCors = "s3:GetBucketCORS", false;
     PutBucketCors = "s3:PutBucketCORS", false;
+    GetBucketWebsite = "s3:GetBucketWebsite", false;
+    PutBucketWebsite = "s3:PutBucketWebsite", false;
+    DeleteBucketWebsite = "s3:DeleteBucketWebsite", false;
+    GetBucketTagging = "s3:GetBucketTagging", false;
+    PutBucketTagging = "s3:PutBucketTagging", false;
     GetObject = "s3:GetObject", true;
     PutObject = "s3:PutObject", true;
     DeleteObject = "s3:DeleteObject", true;
@@ -280,6 +285,16 @@ pub(crate) enum Access {
     GetBucketCors,
     /// PutBucketCors, DeleteBucketCors.
     PutBucketCors,
+    /// GetBucketWebsite.
+    GetBucketWebsite,
+    /// PutBucketWebsite.
+    PutBucketWebsite,
+    /// DeleteBucketWebsite.
+    DeleteBucketWebsite,
+    /// GetBucketTagging.
+    GetBucketTagging,
+    /// PutBucketTagging, DeleteBucketTagging (one IAM action, as AWS has).
+    PutBucketTagging,
     /// GetObject, HeadObject, a copy's source.
     GetObject,
     /// PutObject, a copy's destination, CreateMultipartUpload.
@@ -345,6 +360,11 @@ impl Access {
             Access::GetBucketPolicyStatus => (Action::GetBucketPolicyStatus, BucketOwner),
             Access::GetBucketCors => (Action::GetBucketCors, BucketOwner),
             Access::PutBucketCors => (Action::PutBucketCors, BucketOwner),
+            Access::GetBucketWebsite => (Action::GetBucketWebsite, BucketOwner),
+            Access::PutBucketWebsite => (Action::PutBucketWebsite, BucketOwner),
+            Access::DeleteBucketWebsite => (Action::DeleteBucketWebsite, BucketOwner),
+            Access::GetBucketTagging => (Action::GetBucketTagging, BucketOwner),
+            Access::PutBucketTagging => (Action::PutBucketTagging, BucketOwner),
             Access::GetObject => (Action::GetObject, ObjectRead),
             Access::PutObject => (Action::PutObject, BucketWrite),
             Access::WritePart => (Action::PutObject, UploadOwner),
@@ -569,6 +589,8 @@ mod tests {
             index_shards: 1,
             policy: policy.map(|p| BucketPolicy::parse(p, "pub").expect("valid")),
             cors: None,
+            website: None,
+            tags: Default::default(),
         }
     }
 

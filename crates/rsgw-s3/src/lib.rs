@@ -15,8 +15,10 @@ mod error;
 mod frontend;
 mod operation;
 mod ops;
+mod post_object;
 mod request_id;
 mod unhonoured;
+mod uri;
 mod website;
 mod xml_text;
 
@@ -58,6 +60,21 @@ impl s3s::access::S3Access for AclDecidesLater {
             slot.set(op);
         }
         unhonoured::refuse(op, cx.uri().query(), cx.headers())
+    }
+
+    /// A browser upload's `success_action_redirect` is checked before the
+    /// object is written: s3s refuses one it cannot parse only after.
+    async fn post_object(
+        &self,
+        req: &mut s3s::S3Request<s3s::dto::PostObjectInput>,
+    ) -> S3Result<()> {
+        match req.input.success_action_redirect.as_deref() {
+            Some(url) if !post_object::redirect_ok(url) => Err(s3_error!(
+                InvalidArgument,
+                "success_action_redirect must be an absolute http or https URL"
+            )),
+            _ => Ok(()),
+        }
     }
 }
 

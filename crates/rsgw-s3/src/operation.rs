@@ -94,6 +94,8 @@ operations! {
     ListObjectVersions,
     /// PUT /bucket/key.
     PutObject,
+    /// POST /bucket with an HTML form (a browser upload).
+    PostObject,
     /// GET /bucket/key.
     GetObject,
     /// HEAD /bucket/key.

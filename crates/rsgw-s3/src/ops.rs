@@ -1140,6 +1140,13 @@ impl S3 for RsgwS3 {
         }))
     }
 
+    async fn post_object(
+        &self,
+        req: S3Request<PostObjectInput>,
+    ) -> S3Result<S3Response<PostObjectOutput>> {
+        crate::post_object::post_object(self, req).await
+    }
+
     async fn get_object(
         &self,
         req: S3Request<GetObjectInput>,

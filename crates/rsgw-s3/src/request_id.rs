@@ -13,6 +13,7 @@ use s3s::service::S3Service;
 
 use crate::cors::{Cors, Preflight};
 use crate::operation::S3Op;
+use crate::post_object::PostReply;
 use crate::website::Website;
 
 /// Request ids unique within a process and across its restarts:
@@ -215,8 +216,15 @@ impl RequestIdService {
                 &id,
             )
         } else {
-            match self.inner.call(req).await {
-                Ok(r) => r,
+            match self
+                .inner
+                .call(crate::post_object::FormTap::wrap(req))
+                .await
+            {
+                Ok(mut r) => match r.extensions_mut().remove::<PostReply>() {
+                    Some(reply) => reply.response(),
+                    None => r,
+                },
                 Err(e) => {
                     tracing::error!(request_id = %id, error = ?e, "request failed inside s3s");
                     error_response(

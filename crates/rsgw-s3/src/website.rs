@@ -21,6 +21,7 @@ use s3s::{S3Error, S3Result, s3_error};
 use crate::DnsNames;
 use crate::error::to_s3;
 use crate::ops::{get_params, requester};
+use crate::uri::{decode_path, encode};
 
 /// A status code element (`HttpRedirectCode`, `HttpErrorCodeReturnedEquals`)
 /// as a number.
@@ -102,46 +103,6 @@ pub(crate) struct Website {
     names: std::sync::Arc<DnsNames>,
 }
 
-/// Percent-encodes a key for a `Location` header, `/` kept.
-fn encode_key(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    for b in key.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Decodes a request path's percent-escapes; `None` if they are broken or
-/// the result is not UTF-8.
-fn decode_path(path: &str) -> Option<String> {
-    let b = path.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Escapes text for an HTML page.
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// An error as the website endpoint shows it: an HTML page, as S3's.
 fn html_error(
     status: http::StatusCode,
@@ -157,14 +118,14 @@ fn html_error(
         status.canonical_reason().unwrap_or("Error")
     );
     let key = key
-        .map(|k| format!("<li>Key: {}</li>\n", html_escape(k)))
+        .map(|k| format!("<li>Key: {}</li>\n", crate::xml_text::escape(k)))
         .unwrap_or_default();
     let page = format!(
         "<html>\n<head><title>{title}</title></head>\n<body>\n<h1>{title}</h1>\n<ul>\n\
          <li>Code: {}</li>\n<li>Message: {}</li>\n{key}<li>RequestId: {id}</li>\n</ul>\n<hr/>\n\
          </body>\n</html>\n",
-        html_escape(code),
-        html_escape(message),
+        crate::xml_text::escape(code),
+        crate::xml_text::escape(message),
     );
     let len = page.len();
     let mut resp = http::Response::new(if head {
@@ -374,7 +335,7 @@ impl Website {
             .host
             .or_else(|| header(req.headers(), http::header::HOST).map(str::to_string))
             .unwrap_or_default();
-        let location = format!("{protocol}://{host}/{}", encode_key(&r.key));
+        let location = format!("{protocol}://{host}/{}", encode(&r.key, true));
         let mut resp = http::Response::new(Body::empty());
         *resp.status_mut() =
             http::StatusCode::from_u16(r.status).unwrap_or(http::StatusCode::MOVED_PERMANENTLY);
@@ -390,20 +351,6 @@ impl Website {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_are_encoded_for_locations_and_paths_decoded() {
-        assert_eq!(encode_key("docs/a b+c.html"), "docs/a%20b%2Bc.html");
-        assert_eq!(encode_key("é"), "%C3%A9");
-        assert_eq!(
-            decode_path("docs/a%20b%2Bc.html").as_deref(),
-            Some("docs/a b+c.html")
-        );
-        assert_eq!(decode_path("%C3%A9").as_deref(), Some("é"));
-        assert_eq!(decode_path("a%2"), None);
-        assert_eq!(decode_path("a%zz"), None);
-        assert_eq!(decode_path("%ff"), None);
-    }
 
     #[test]
     fn html_errors_are_escaped_pages() {

@@ -10,6 +10,23 @@
 
 use bytes::Bytes;
 
+/// Text escaped for XML or HTML content and attribute values: `&`, `<`,
+/// `>`, `"` and `'` as entities.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether radosgw writes the byte as a character reference in XML text:
 /// the C0 controls but tab and line feed, and DEL.
 fn escaped(b: u8) -> bool {
@@ -39,6 +56,12 @@ pub(crate) fn escape_controls(xml: &[u8]) -> Option<Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_is_escaped() {
+        assert_eq!(escape("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&apos;d");
+        assert_eq!(escape("é/plain"), "é/plain");
+    }
 
     #[test]
     fn control_characters_become_references_as_in_radosgw() {

@@ -1,0 +1,436 @@
+//! Browser uploads: POST object, an HTML form (`multipart/form-data`) with
+//! a presigned POST policy. s3s parses the form, checks its signature and
+//! the policy's conditions (expiry, `eq`, `starts-with`,
+//! `content-length-range`) and hands over the fields it knows as a
+//! `PostObjectInput`; it drops the rest of the form. So that no field is
+//! ignored silently, the form's fields are also tapped on their way in
+//! ([`FormTap`]) and read here: `acl` (S3's name for the canned ACL field),
+//! `${filename}` in `key` (the file's name, as S3 substitutes it), and the
+//! fields rsgw refuses as headers (encryption, object lock, grants, storage
+//! classes, website redirects; see `unhonoured`) or as a whole (`tagging`,
+//! an XML document). The object is then written as PutObject writes it,
+//! and the reply ([`PostReply`]) names the key as written.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures::Stream;
+use s3s::dto::{ObjectCannedACL, PostObjectInput, PostObjectOutput, PutObjectInput};
+use s3s::stream::{ByteStream, RemainingLength};
+use s3s::{Body, S3, S3Request, S3Response, S3Result, s3_error};
+
+use crate::RsgwS3;
+use crate::operation::S3Op;
+use crate::uri::encode;
+
+/// How much of a form's start is kept: its fields come before the file
+/// and are small (a policy, a signature, a few names).
+const TAP_BYTES: usize = 64 << 10;
+
+/// The start of a POST form's body, copied as s3s reads it.
+#[derive(Clone, Default)]
+pub(crate) struct FormTap(Arc<Mutex<Vec<u8>>>);
+
+/// The request body, passed through while its start is copied.
+struct Tapped {
+    inner: Body,
+    tap: FormTap,
+}
+
+impl Stream for Tapped {
+    type Item = Result<Bytes, s3s::StdError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let item = Pin::new(&mut self.inner).poll_next(cx);
+        if let Poll::Ready(Some(Ok(b))) = &item {
+            let mut kept = self.tap.0.lock().unwrap_or_else(PoisonError::into_inner);
+            let room = TAP_BYTES.saturating_sub(kept.len());
+            kept.extend_from_slice(&b[..b.len().min(room)]);
+        }
+        item
+    }
+}
+
+impl ByteStream for Tapped {
+    fn remaining_length(&self) -> RemainingLength {
+        self.inner.remaining_length()
+    }
+}
+
+/// The boundary of a `multipart/form-data` request, if it is one.
+fn boundary(headers: &http::HeaderMap) -> Option<String> {
+    let ct = headers.get(http::header::CONTENT_TYPE)?.to_str().ok()?;
+    let (kind, params) = ct.split_once(';')?;
+    if !kind.trim().eq_ignore_ascii_case("multipart/form-data") {
+        return None;
+    }
+    params.split(';').find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("boundary")
+            .then(|| v.trim().trim_matches('"').to_string())
+    })
+}
+
+impl FormTap {
+    /// Taps a POST form's body: the tap goes into the request's
+    /// extensions, where [`post_object`] finds it. Other requests pass
+    /// untouched.
+    pub(crate) fn wrap(req: http::Request<Body>) -> http::Request<Body> {
+        if req.method() != http::Method::POST || boundary(req.headers()).is_none() {
+            return req;
+        }
+        let tap = FormTap::default();
+        let (mut parts, body) = req.into_parts();
+        parts.extensions.insert(tap.clone());
+        let stream: s3s::stream::DynByteStream = Box::pin(Tapped { inner: body, tap });
+        http::Request::from_parts(parts, Body::from(stream))
+    }
+}
+
+/// A form's fields (names lowercased, as s3s keeps them) and the file
+/// part's file name, from the start of its body; `None` when the file part
+/// does not begin within it.
+fn form_fields(body: &[u8], boundary: &str) -> Option<(Vec<(String, String)>, String)> {
+    let delim = format!("--{boundary}");
+    let text = String::from_utf8_lossy(body);
+    let mut fields = Vec::new();
+    for part in text.split(delim.as_str()).skip(1) {
+        let part = part.strip_prefix("\r\n")?;
+        let (head, value) = part.split_once("\r\n\r\n")?;
+        let disposition = head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case("content-disposition")
+                .then_some(v)
+        })?;
+        let param = |name: &str| {
+            disposition.split(';').find_map(|p| {
+                let (k, v) = p.split_once('=')?;
+                (k.trim() == name).then(|| v.trim().trim_matches('"').to_string())
+            })
+        };
+        let name = param("name")?.to_ascii_lowercase();
+        if name == "file" {
+            return Some((fields, param("filename").unwrap_or_default()));
+        }
+        fields.push((
+            name,
+            value.strip_suffix("\r\n").unwrap_or(value).to_string(),
+        ));
+    }
+    None
+}
+
+/// Whether a `success_action_redirect` is a URL a browser can be sent to:
+/// absolute http(s), nothing a header cannot carry.
+pub(crate) fn redirect_ok(url: &str) -> bool {
+    (url.starts_with("http://") || url.starts_with("https://"))
+        && !url.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
+/// The answer to a successful POST: s3s writes one too, but names the key
+/// before `${filename}` is replaced and the object's `Location` as a bare
+/// path; the S3 service answers with this one instead.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PostReply {
+    status: http::StatusCode,
+    location: String,
+    etag: String,
+    body: Option<String>,
+}
+
+impl PostReply {
+    /// S3's answer: `303` to `success_action_redirect` (checked by the
+    /// access hook with [`redirect_ok`]) with the bucket, key and ETag in
+    /// its query; else `success_action_status` (200, 201
+    /// with a `PostResponse` document, 204 by default).
+    fn new(
+        redirect: Option<&str>,
+        status: Option<&str>,
+        object_url: String,
+        bucket: &str,
+        key: &str,
+        etag: String,
+    ) -> Self {
+        if let Some(url) = redirect {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            return PostReply {
+                status: http::StatusCode::SEE_OTHER,
+                location: format!(
+                    "{url}{sep}bucket={}&key={}&etag={}",
+                    encode(bucket, false),
+                    encode(key, false),
+                    encode(&etag, false)
+                ),
+                etag,
+                body: None,
+            };
+        }
+        let (status, body) = match status {
+            Some("200") => (http::StatusCode::OK, None),
+            Some("201") => {
+                let x = |t: &str| crate::xml_text::escape(t);
+                let doc = format!(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<PostResponse><Location>{}</Location>\
+                     <Bucket>{}</Bucket><Key>{}</Key><ETag>{}</ETag></PostResponse>",
+                    x(&object_url),
+                    x(bucket),
+                    x(key),
+                    x(&etag)
+                );
+                (http::StatusCode::CREATED, Some(doc))
+            }
+            _ => (http::StatusCode::NO_CONTENT, None),
+        };
+        PostReply {
+            status,
+            location: object_url,
+            etag,
+            body,
+        }
+    }
+
+    /// The response.
+    pub(crate) fn response(self) -> http::Response<Body> {
+        let len = self.body.as_ref().map_or(0, String::len);
+        let mut resp = http::Response::new(self.body.map_or_else(Body::empty, Body::from));
+        *resp.status_mut() = self.status;
+        let h = resp.headers_mut();
+        for (name, v) in [
+            (http::header::LOCATION, &self.location),
+            (http::header::ETAG, &self.etag),
+        ] {
+            if let Ok(v) = http::HeaderValue::from_str(v) {
+                h.insert(name, v);
+            }
+        }
+        if len > 0 {
+            h.insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/xml"),
+            );
+        }
+        h.insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
+        resp
+    }
+}
+
+/// Writes a POST form's object as PutObject does.
+pub(crate) async fn post_object(
+    s3: &RsgwS3,
+    req: S3Request<PostObjectInput>,
+) -> S3Result<S3Response<PostObjectOutput>> {
+    let kept = req
+        .extensions
+        .get::<FormTap>()
+        .map(|t| t.0.lock().unwrap_or_else(PoisonError::into_inner).clone());
+    let (fields, filename) = kept
+        .zip(boundary(&req.headers))
+        .and_then(|(body, b)| form_fields(&body, &b))
+        .ok_or_else(|| {
+            s3_error!(
+                InvalidArgument,
+                "POST form fields must come before the file and fit in {TAP_BYTES} bytes"
+            )
+        })?;
+    // the fields rsgw refuses as headers are refused as fields too
+    let mut as_headers = http::HeaderMap::new();
+    for (k, v) in &fields {
+        if let (Ok(k), Ok(v)) = (
+            http::HeaderName::from_bytes(k.as_bytes()),
+            http::HeaderValue::from_str(v),
+        ) {
+            as_headers.append(k, v);
+        }
+    }
+    crate::unhonoured::refuse(S3Op::PutObject, None, &as_headers)?;
+    let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v);
+    if field("tagging").is_some() {
+        return Err(s3_error!(
+            NotImplemented,
+            "The tagging form field is not implemented by rsgw: use x-amz-tagging (key=value&...) instead"
+        ));
+    }
+    let acl = field("acl").map(|a| ObjectCannedACL::from(a.clone()));
+    let key = req.input.key.replace("${filename}", &filename);
+    let bucket = req.input.bucket.clone();
+    let client = req.extensions.get::<rsgw_frontend::Client>();
+    let scheme = if client.is_some_and(|c| c.secure) {
+        "https"
+    } else {
+        "http"
+    };
+    let host = req
+        .headers
+        .get(http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    // path-style (POST /bucket) or virtual-hosted (POST / on bucket.<name>)
+    let object_url = if req.uri.path().trim_end_matches('/').is_empty() {
+        format!("{scheme}://{host}/{}", encode(&key, true))
+    } else {
+        format!("{scheme}://{host}/{bucket}/{}", encode(&key, true))
+    };
+    let redirect = field("success_action_redirect")
+        .or_else(|| field("redirect"))
+        .cloned();
+    let status = field("success_action_status").cloned();
+    let put_key = key.clone();
+    let put = req.map_input(|i| PutObjectInput {
+        acl: acl.or(i.acl),
+        key: put_key,
+        body: i.body,
+        bucket: i.bucket,
+        cache_control: i.cache_control,
+        checksum_algorithm: i.checksum_algorithm,
+        checksum_crc32: i.checksum_crc32,
+        checksum_crc32c: i.checksum_crc32c,
+        checksum_crc64nvme: i.checksum_crc64nvme,
+        checksum_sha1: i.checksum_sha1,
+        checksum_sha256: i.checksum_sha256,
+        content_disposition: i.content_disposition,
+        content_encoding: i.content_encoding,
+        content_language: i.content_language,
+        content_length: i.content_length,
+        content_md5: i.content_md5,
+        content_type: i.content_type,
+        expected_bucket_owner: i.expected_bucket_owner,
+        if_match: i.if_match,
+        if_none_match: i.if_none_match,
+        metadata: i.metadata,
+        tagging: i.tagging,
+        ..Default::default()
+    });
+    let mut out = s3.put_object(put).await?;
+    let etag = out
+        .output
+        .e_tag
+        .as_ref()
+        .map(|e| format!("\"{}\"", e.value()))
+        .unwrap_or_default();
+    out.extensions.insert(PostReply::new(
+        redirect.as_deref(),
+        status.as_deref(),
+        object_url,
+        &bucket,
+        &key,
+        etag,
+    ));
+    Ok(out.map_output(|o| PostObjectOutput {
+        e_tag: o.e_tag,
+        ..Default::default()
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(parts: &[(&str, Option<&str>, &str)]) -> Vec<u8> {
+        let mut out = String::new();
+        for (name, file, value) in parts {
+            out.push_str("--XyZ\r\nContent-Disposition: form-data; name=\"");
+            out.push_str(name);
+            out.push('"');
+            if let Some(f) = file {
+                out.push_str(&format!("; filename=\"{f}\"\r\nContent-Type: text/plain"));
+            }
+            out.push_str("\r\n\r\n");
+            out.push_str(value);
+            out.push_str("\r\n");
+        }
+        out.push_str("--XyZ--\r\n");
+        out.into_bytes()
+    }
+
+    #[test]
+    fn fields_and_the_file_name_are_read_from_the_form() {
+        let body = form(&[
+            ("key", None, "uploads/${filename}"),
+            ("ACL", None, "public-read"),
+            ("x-amz-meta-note", None, "two\r\nlines"),
+            ("file", Some("photo.jpg"), "DATA"),
+            ("after", None, "ignored"),
+        ]);
+        let (fields, name) = form_fields(&body, "XyZ").expect("file part");
+        assert_eq!(name, "photo.jpg");
+        assert_eq!(
+            fields,
+            vec![
+                ("key".into(), "uploads/${filename}".into()),
+                ("acl".into(), "public-read".into()),
+                ("x-amz-meta-note".into(), "two\r\nlines".into()),
+            ]
+        );
+        // no file part within what was kept
+        assert!(form_fields(&form(&[("key", None, "k")]), "XyZ").is_none());
+        assert!(form_fields(&body[..40], "XyZ").is_none());
+    }
+
+    #[test]
+    fn replies_follow_the_redirect_or_the_status() {
+        let url = "http://127.0.0.1:7480/b/up/a%20b.txt".to_string();
+        let reply = |redirect: Option<&str>, status: Option<&str>| {
+            PostReply::new(
+                redirect,
+                status,
+                url.clone(),
+                "b",
+                "up/a b.txt",
+                "\"e1\"".into(),
+            )
+        };
+        let r = reply(Some("https://app.example/done?x=1"), Some("201"));
+        assert_eq!(r.status, 303);
+        assert_eq!(
+            r.location,
+            "https://app.example/done?x=1&bucket=b&key=up%2Fa%20b.txt&etag=%22e1%22"
+        );
+        assert_eq!(
+            reply(Some("https://a/"), None).location,
+            "https://a/?bucket=b&key=up%2Fa%20b.txt&etag=%22e1%22"
+        );
+        assert_eq!(reply(None, Some("200")).status, 200);
+        assert!(redirect_ok("https://a.example/x?y=1"));
+        for bad in ["/relative", "ftp://a/", "http://a/\r\nX: y", "http://a b/"] {
+            assert!(!redirect_ok(bad), "{bad}");
+        }
+        let created = reply(None, Some("201"));
+        assert_eq!(created.status, 201);
+        assert_eq!(
+            created.body.as_deref(),
+            Some(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<PostResponse><Location>http://127.0.0.1:7480/b/up/a%20b.txt</Location>\
+                 <Bucket>b</Bucket><Key>up/a b.txt</Key><ETag>&quot;e1&quot;</ETag></PostResponse>"
+            )
+        );
+        assert_eq!(reply(None, None).status, 204);
+        assert_eq!(reply(None, Some("418")).status, 204);
+        let resp = reply(None, Some("201")).response();
+        assert_eq!(resp.headers()[http::header::LOCATION], url.as_str());
+        assert_eq!(resp.headers()[http::header::ETAG], "\"e1\"");
+    }
+
+    #[test]
+    fn only_form_posts_have_a_boundary() {
+        let table = [
+            ("multipart/form-data; boundary=XyZ", Some("XyZ")),
+            (
+                "multipart/form-data; charset=utf-8; boundary=\"a b\"",
+                Some("a b"),
+            ),
+            ("Multipart/Form-Data;boundary=q", Some("q")),
+            ("multipart/mixed; boundary=XyZ", None),
+            ("application/xml", None),
+            ("multipart/form-data", None),
+        ];
+        for (ct, want) in table {
+            let mut h = http::HeaderMap::new();
+            h.insert(http::header::CONTENT_TYPE, ct.parse().expect("value"));
+            assert_eq!(boundary(&h).as_deref(), want, "{ct}");
+        }
+    }
+}

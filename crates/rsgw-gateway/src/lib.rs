@@ -28,6 +28,7 @@ mod tagging;
 mod testutil;
 mod users;
 mod website;
+mod write;
 
 use std::sync::Arc;
 use std::time::Duration;

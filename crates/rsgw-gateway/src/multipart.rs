@@ -9,8 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use bytes::{Bytes, BytesMut};
-use futures::StreamExt;
+use bytes::Bytes;
 use md5::{Digest, Md5};
 use rsgw_store::{ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
@@ -20,8 +19,9 @@ use crate::authz::{Access, Requester, Target};
 use crate::buckets::BucketInfo;
 use crate::ids::{now_secs, unique_id};
 use crate::objects::{
-    BodyCheck, BodyStream, GcEntry, GetParams, ObjectMeta, PutParams, PutResult, Tail, validate_key,
+    BodyCheck, BodyStream, GetParams, ObjectMeta, PutParams, PutResult, Tail, validate_key,
 };
+use crate::write::{Declared, WriteTarget};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
 /// S3's limit on part numbers.
@@ -218,7 +218,7 @@ impl Gateway {
         content_length: Option<u64>,
         content_md5: Option<Vec<u8>>,
         check: Option<BodyCheck>,
-        mut body: BodyStream,
+        body: BodyStream,
     ) -> GatewayResult<PartInfo> {
         if !(1..=MAX_PART_NUMBER).contains(&number) {
             return Err(GatewayError::InvalidArgument(format!(
@@ -228,85 +228,32 @@ impl Gateway {
         let (info, _) = self
             .upload(rq, Access::WritePart, bucket, key, upload_id)
             .await?;
-        let tag = unique_id();
-        let stripe_size = self.opts.stripe_size as usize;
-        let mut md5 = Md5::new();
-        let mut pending = BytesMut::new();
-        let (mut stripes, mut total) = (0u64, 0u64);
-        let written = async {
-            loop {
-                let piece = body.next().await.transpose()?;
-                if let Some(piece) = &piece {
-                    total += piece.len() as u64;
-                    if total > self.opts.max_put_size {
-                        return Err(GatewayError::EntityTooLarge);
-                    }
-                    md5.update(piece);
-                    pending.extend_from_slice(piece);
-                }
-                let last = piece.is_none();
-                while pending.len() >= stripe_size || (last && !pending.is_empty()) {
-                    let n = pending.len().min(stripe_size);
-                    let data = pending.split_to(n).freeze();
-                    if stripes == 0 {
-                        self.gc_note(
-                            &tag,
-                            &GcEntry {
-                                kind: "upload".into(),
-                                bucket_id: info.id.clone(),
-                                key: key.into(),
-                                stripes: None,
-                                time: now_secs(),
-                                part_of: Some((upload_id.into(), number)),
-                                while_head: None,
-                            },
-                        )
-                        .await?;
-                    }
-                    self.store
-                        .write(
-                            &layout::stripe(&info.id, &tag, stripes),
-                            WriteOp::new().write_full(data),
-                        )
-                        .await?;
-                    stripes += 1;
-                }
-                if last {
-                    return Ok(());
-                }
-            }
-        }
-        .await;
-        if let Err(e) = written {
-            self.abort_upload(&info.id, &tag, stripes).await?;
-            return Err(e);
-        }
-        let digest = md5.finalize();
-        if content_length.is_some_and(|l| l != total) {
-            self.abort_upload(&info.id, &tag, stripes).await?;
-            return Err(GatewayError::IncompleteBody);
-        }
-        if content_md5.is_some_and(|m| m[..] != digest[..]) {
-            self.abort_upload(&info.id, &tag, stripes).await?;
-            return Err(GatewayError::BadDigest);
-        }
-        let checksums = match check.map_or(Ok(BTreeMap::new()), |c| c()) {
-            Ok(c) => c,
-            Err(e) => {
-                self.abort_upload(&info.id, &tag, stripes).await?;
-                return Err(e);
-            }
-        };
+        let w = self
+            .write_body(
+                WriteTarget {
+                    info: &info,
+                    key,
+                    head_len: 0,
+                    part_of: Some((upload_id.into(), number)),
+                },
+                Declared {
+                    content_length,
+                    content_md5,
+                    check,
+                },
+                body,
+            )
+            .await?;
         let part = PartInfo {
             number,
-            checksums,
-            etag: hex::encode(digest),
-            size: total,
+            checksums: w.checksums,
+            etag: w.md5,
+            size: w.size,
             mtime: now_secs(),
             tail: Tail {
-                tag: tag.clone(),
-                size: total,
-                stripe_size: stripe_size as u64,
+                tag: w.tag.clone(),
+                size: w.size,
+                stripe_size: self.opts.stripe_size,
             },
         };
         let upload_obj = layout::upload(upload_id);
@@ -329,13 +276,13 @@ impl Gateway {
         match recorded {
             Ok(_) => {}
             Err(StoreError::NotFound) => {
-                self.abort_upload(&info.id, &tag, stripes).await?;
+                self.abort_upload(&info.id, &w.tag, w.stripes).await?;
                 return Err(GatewayError::NoSuchUpload);
             }
             Err(e) => return Err(e.into()),
         }
-        if stripes > 0 {
-            self.gc_forget(&tag).await?;
+        if w.stripes > 0 {
+            self.gc_forget(&w.tag).await?;
         }
         if let Some(old) = previous {
             self.retire(&info.id, key, &[old.tail]).await?;

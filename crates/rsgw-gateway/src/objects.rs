@@ -14,9 +14,8 @@ use std::collections::BTreeMap;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures::{Stream, StreamExt};
-use md5::{Digest, Md5};
 use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
@@ -24,8 +23,9 @@ use crate::acl::CannedAcl;
 use crate::authz::{Access, Requester, Target};
 use crate::buckets::BucketInfo;
 use crate::cache::Change;
-use crate::ids::{now_secs, unique_id};
+use crate::ids::now_secs;
 use crate::list::IndexEntry;
+use crate::write::{Declared, WriteTarget};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
 /// A stream of body bytes, in or out.
@@ -432,7 +432,7 @@ impl Gateway {
         bucket: &str,
         key: &str,
         mut params: PutParams,
-        mut body: BodyStream,
+        body: BodyStream,
     ) -> GatewayResult<PutResult> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
@@ -448,104 +448,59 @@ impl Gateway {
             let cur = self.head_meta(&head_id).await?;
             check_put_conditions(&params, cur.as_ref())?;
         }
-        let tag = unique_id();
-        let chunk = self.opts.chunk_size as usize;
-        let stripe_size = self.opts.stripe_size as usize;
-        let mut md5 = Md5::new();
-        let mut head = BytesMut::new();
-        let mut pending = BytesMut::new();
-        let mut stripes = 0u64;
-        let mut total = 0u64;
-        let upload = async {
-            while let Some(piece) = body.next().await {
-                let mut piece = piece?;
-                total += piece.len() as u64;
-                if total > self.opts.max_put_size {
-                    return Err(GatewayError::EntityTooLarge);
-                }
-                md5.update(&piece);
-                if head.len() < chunk {
-                    let take = piece.len().min(chunk - head.len());
-                    head.extend_from_slice(&piece.split_to(take));
-                }
-                pending.extend_from_slice(&piece);
-                while pending.len() >= stripe_size {
-                    let data = pending.split_to(stripe_size).freeze();
-                    self.write_stripe(&info, key, &tag, stripes, data).await?;
-                    stripes += 1;
-                }
-            }
-            if !pending.is_empty() {
-                let data = pending.split().freeze();
-                self.write_stripe(&info, key, &tag, stripes, data).await?;
-                stripes += 1;
-            }
-            Ok(())
-        }
-        .await;
-        if let Err(e) = upload {
-            self.abort_upload(&info.id, &tag, stripes).await?;
-            return Err(e);
-        }
-        let digest = md5.finalize();
-        let checked = if params.content_length.is_some_and(|l| l != total) {
-            Err(GatewayError::IncompleteBody)
-        } else if params
-            .content_md5
-            .as_ref()
-            .is_some_and(|m| m[..] != digest[..])
-        {
-            Err(GatewayError::BadDigest)
-        } else {
-            params
-                .check
-                .take()
-                .map_or(Ok(BTreeMap::new()), |check| check())
-        };
-        let checksums = match checked {
-            Ok(c) => c,
-            Err(e) => {
-                self.abort_upload(&info.id, &tag, stripes).await?;
-                return Err(e);
-            }
-        };
+        let w = self
+            .write_body(
+                WriteTarget {
+                    info: &info,
+                    key,
+                    head_len: self.opts.chunk_size as usize,
+                    part_of: None,
+                },
+                Declared {
+                    content_length: params.content_length,
+                    content_md5: params.content_md5.take(),
+                    check: params.check.take(),
+                },
+                body,
+            )
+            .await?;
         let meta = ObjectMeta {
-            size: total,
-            etag: hex::encode(digest),
+            size: w.size,
+            etag: w.md5,
             mtime: now_secs(),
             owner: Self::writer(rq, &info).to_string(),
             acl: params.acl,
             headers: params.headers.clone(),
             user_meta: params.user_meta.clone(),
             tags: params.tags.clone(),
-            tag: tag.clone(),
-            head_len: head.len() as u64,
-            tails: if stripes > 0 {
+            tag: w.tag.clone(),
+            head_len: w.head.len() as u64,
+            tails: if w.stripes > 0 {
                 vec![Tail {
-                    tag: tag.clone(),
-                    size: total - head.len() as u64,
-                    stripe_size: stripe_size as u64,
+                    tag: w.tag.clone(),
+                    size: w.size - w.head.len() as u64,
+                    stripe_size: self.opts.stripe_size,
                 }]
             } else {
                 Vec::new()
             },
-            checksums,
+            checksums: w.checksums,
             upload_id: String::new(),
         };
         let replaced = match self
-            .commit_head(&info.id, key, &params, head.freeze(), &meta)
+            .commit_head(&info.id, key, &params, w.head, &meta)
             .await
         {
             Ok(r) => r,
             Err(e) => {
-                self.abort_upload(&info.id, &tag, stripes).await?;
+                self.abort_upload(&info.id, &w.tag, w.stripes).await?;
                 return Err(e);
             }
         };
         self.index_committed(&info, key, &meta, replaced.as_ref())
             .await?;
-        if stripes > 0 {
-            self.gc_forget(&tag).await?;
+        if w.stripes > 0 {
+            self.gc_forget(&w.tag).await?;
         }
         if let Some(old) = replaced {
             self.retire(&info.id, key, &old.tails).await?;
@@ -599,52 +554,6 @@ impl Gateway {
             }
             Err(e) => Err(e.into()),
         }
-    }
-
-    /// Removes the stripes of a write that will not commit.
-    pub(crate) async fn abort_upload(
-        &self,
-        bucket_id: &str,
-        tag: &str,
-        stripes: u64,
-    ) -> GatewayResult<()> {
-        if stripes > 0 {
-            self.delete_stripes(bucket_id, tag, Some(stripes)).await?;
-            self.gc_forget(tag).await?;
-        }
-        Ok(())
-    }
-
-    async fn write_stripe(
-        &self,
-        info: &BucketInfo,
-        key: &str,
-        tag: &str,
-        n: u64,
-        data: Bytes,
-    ) -> GatewayResult<()> {
-        if n == 0 {
-            self.gc_note(
-                tag,
-                &GcEntry {
-                    kind: "upload".into(),
-                    bucket_id: info.id.clone(),
-                    key: key.into(),
-                    stripes: None,
-                    time: now_secs(),
-                    part_of: None,
-                    while_head: None,
-                },
-            )
-            .await?;
-        }
-        self.store
-            .write(
-                &layout::stripe(&info.id, tag, n),
-                WriteOp::new().write_full(data),
-            )
-            .await?;
-        Ok(())
     }
 
     /// Replaces the head atomically, guarded by the tag of the version it
@@ -1113,6 +1022,7 @@ impl Gateway {
 mod tests {
     use super::*;
     use crate::testutil::{Fixture, OWNER, body, collect, owner, pattern, small_opts};
+    use md5::{Digest, Md5};
 
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(secs)

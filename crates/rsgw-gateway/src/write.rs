@@ -1,0 +1,178 @@
+//! The one streaming write path of PutObject, UploadPart and
+//! UploadPartCopy (and POST object, which is a PutObject): a body streamed
+//! into stripe objects of `stripe_size` under a fresh write tag (announced
+//! in the GC log before the first stripe, so an interrupted write's stripes
+//! are found), the first bytes kept for the caller's head object, its MD5
+//! taken on the way; then checked against what the client declared (length,
+//! Content-MD5, checksums). Whatever fails, the stripes written are removed
+//! before the error returns: the caller commits only a body that arrived
+//! whole and as declared.
+
+use std::collections::BTreeMap;
+
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use md5::{Digest, Md5};
+use rsgw_store::WriteOp;
+
+use crate::buckets::BucketInfo;
+use crate::ids::{now_secs, unique_id};
+use crate::objects::{BodyCheck, BodyStream, GcEntry};
+use crate::{Gateway, GatewayError, GatewayResult, layout};
+
+/// Where a body goes.
+pub(crate) struct WriteTarget<'a> {
+    /// The bucket.
+    pub info: &'a BucketInfo,
+    /// The key (for the GC log).
+    pub key: &'a str,
+    /// Bytes kept for the head object instead of a stripe (a part keeps
+    /// none).
+    pub head_len: usize,
+    /// The upload and part number, when the body is a part.
+    pub part_of: Option<(String, u32)>,
+}
+
+/// What the client declared of the body.
+#[derive(Default)]
+pub(crate) struct Declared {
+    /// `Content-Length`.
+    pub content_length: Option<u64>,
+    /// `Content-MD5`, decoded.
+    pub content_md5: Option<Vec<u8>>,
+    /// The checksums to verify at the end (`x-amz-checksum-*`).
+    pub check: Option<BodyCheck>,
+}
+
+/// A body written whole and as declared, not yet committed.
+pub(crate) struct Written {
+    /// The write tag naming its stripes.
+    pub tag: String,
+    /// The bytes kept for the head object.
+    pub head: Bytes,
+    /// Stripes written.
+    pub stripes: u64,
+    /// The body's size.
+    pub size: u64,
+    /// Its MD5, hex (the ETag of a PUT, of a part).
+    pub md5: String,
+    /// The checksums verified, by name.
+    pub checksums: BTreeMap<String, String>,
+}
+
+impl Gateway {
+    /// Streams `body` to `to`, refusing more than `max_put_size` bytes,
+    /// and checks it against `declared`: `IncompleteBody` for another
+    /// length, `BadDigest` for another MD5, the check's error for a bad
+    /// checksum. On any error nothing of the body is left in the store.
+    pub(crate) async fn write_body(
+        &self,
+        to: WriteTarget<'_>,
+        declared: Declared,
+        mut body: BodyStream,
+    ) -> GatewayResult<Written> {
+        let tag = unique_id();
+        let stripe_size = self.opts.stripe_size as usize;
+        let mut md5 = Md5::new();
+        let mut head = BytesMut::new();
+        let mut pending = BytesMut::new();
+        let (mut stripes, mut size) = (0u64, 0u64);
+        let streamed = async {
+            while let Some(piece) = body.next().await {
+                let mut piece = piece?;
+                size += piece.len() as u64;
+                if size > self.opts.max_put_size {
+                    return Err(GatewayError::EntityTooLarge);
+                }
+                md5.update(&piece);
+                if head.len() < to.head_len {
+                    let take = piece.len().min(to.head_len - head.len());
+                    head.extend_from_slice(&piece.split_to(take));
+                }
+                pending.extend_from_slice(&piece);
+                while pending.len() >= stripe_size {
+                    let data = pending.split_to(stripe_size).freeze();
+                    self.write_stripe(&to, &tag, stripes, data).await?;
+                    stripes += 1;
+                }
+            }
+            if !pending.is_empty() {
+                let data = pending.split().freeze();
+                self.write_stripe(&to, &tag, stripes, data).await?;
+                stripes += 1;
+            }
+            Ok(())
+        }
+        .await;
+        let digest = md5.finalize();
+        let checked = streamed.and_then(|()| {
+            if declared.content_length.is_some_and(|l| l != size) {
+                Err(GatewayError::IncompleteBody)
+            } else if declared.content_md5.is_some_and(|m| m[..] != digest[..]) {
+                Err(GatewayError::BadDigest)
+            } else {
+                declared.check.map_or(Ok(BTreeMap::new()), |check| check())
+            }
+        });
+        match checked {
+            Ok(checksums) => Ok(Written {
+                tag,
+                head: head.freeze(),
+                stripes,
+                size,
+                md5: hex::encode(digest),
+                checksums,
+            }),
+            Err(e) => {
+                self.abort_upload(&to.info.id, &tag, stripes).await?;
+                Err(e)
+            }
+        }
+    }
+
+    /// Removes the stripes of a write that will not commit.
+    pub(crate) async fn abort_upload(
+        &self,
+        bucket_id: &str,
+        tag: &str,
+        stripes: u64,
+    ) -> GatewayResult<()> {
+        if stripes > 0 {
+            self.delete_stripes(bucket_id, tag, Some(stripes)).await?;
+            self.gc_forget(tag).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes stripe `n`; the first is announced in the GC log.
+    async fn write_stripe(
+        &self,
+        to: &WriteTarget<'_>,
+        tag: &str,
+        n: u64,
+        data: Bytes,
+    ) -> GatewayResult<()> {
+        if n == 0 {
+            self.gc_note(
+                tag,
+                &GcEntry {
+                    kind: "upload".into(),
+                    bucket_id: to.info.id.clone(),
+                    key: to.key.into(),
+                    stripes: None,
+                    time: now_secs(),
+                    part_of: to.part_of.clone(),
+                    while_head: None,
+                },
+            )
+            .await?;
+        }
+        self.store
+            .write(
+                &layout::stripe(&to.info.id, tag, n),
+                WriteOp::new().write_full(data),
+            )
+            .await?;
+        Ok(())
+    }
+}

@@ -241,9 +241,9 @@ def test_unsupported_apis_are_not_retried(t, bucket, rsgw_only):
     502, 503 and 504, never 501), so a client does not hammer the gateway."""
     client = t.client(os.environ["ALICE_AK"], os.environ["ALICE_SK"], retries={"max_attempts": 5, "mode": "standard"})
     calls = [
-        lambda: client.get_bucket_tagging(Bucket=bucket),
+        lambda: client.get_bucket_logging(Bucket=bucket),
         lambda: client.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"}),
-        lambda: client.get_bucket_website(Bucket=bucket),
+        lambda: client.get_bucket_replication(Bucket=bucket),
         lambda: client.get_bucket_lifecycle_configuration(Bucket=bucket),
     ]
     for call in calls:

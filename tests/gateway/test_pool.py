@@ -209,6 +209,31 @@ def test_sigterm_drains_requests_in_flight(t, gateway, public_object):
     assert g.stop(timeout=30) == 0
 
 
+def test_drain_notice_keeps_serving_while_health_is_503(t, gateway, public_object):
+    """With frontend.drain_notice_ms, SIGTERM turns health 503 at once but
+    the instance goes on accepting and serving for the notice (a load
+    balancer takes it out meanwhile); then its listener closes and it exits
+    0. A second SIGTERM ends the notice early."""
+    b, k = public_object
+    for second_signal in (False, True):
+        g = gateway(f"notice{int(second_signal)}", frontend="drain_notice_ms = 6000\n")
+        started = time.monotonic()
+        g.proc.send_signal(signal.SIGTERM)
+        assert eventually(g.health, 503, timeout=3) == 503, "health not 503 after SIGTERM"
+        # a new connection, well within the notice, is still served
+        status, body, _ = anonymous_get(f"{g.url}/{b}/{k}")
+        assert (status, body) == (200, b"x" * 260)
+        if second_signal:
+            g.proc.send_signal(signal.SIGTERM)
+        g.proc.wait(timeout=30)  # (stop() would send the second SIGTERM)
+        took = time.monotonic() - started
+        assert g.stop() == 0
+        if second_signal:
+            assert took < 5, f"the second SIGTERM did not end the notice ({took:.1f} s)"
+        else:
+            assert took >= 6, f"stopped {took:.1f} s after SIGTERM, before the notice ended"
+
+
 def two_instance_ports():
     """An S3 port and an admin port whose next port (instance 1's admin
     listener, instance_port_step = 1) is free too."""

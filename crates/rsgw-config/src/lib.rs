@@ -201,8 +201,16 @@ pub struct FrontendConfig {
     /// Address of the admin listener (Prometheus `/metrics`, `/health`); it
     /// serves no S3. Empty disables it. Default `127.0.0.1:7481`.
     pub admin_endpoint: String,
-    /// After SIGTERM, how long requests in flight may finish before the
-    /// instance exits anyway, in milliseconds. Default 30000.
+    /// After SIGTERM, how long the instance goes on accepting and serving
+    /// while `/health` answers 503, before it closes its listeners: time for
+    /// a load balancer's health checks to take it out of rotation, so that
+    /// no client is sent to a closed port (HAProxy: more than `inter` ×
+    /// `fall`). A second SIGTERM or SIGINT ends it early. In milliseconds.
+    /// Default 0.
+    pub drain_notice_ms: u64,
+    /// After SIGTERM (and the notice), how long requests in flight may
+    /// finish before the instance exits anyway, in milliseconds. Default
+    /// 30000.
     pub drain_timeout_ms: u64,
     /// `rsgw serve --instances N`: instance i adds i × this to the port of
     /// the admin endpoint, and of every S3 endpoint unless `reuse_port`.
@@ -225,6 +233,7 @@ impl Default for FrontendConfig {
             tcp_nodelay: true,
             reuse_port: false,
             admin_endpoint: "127.0.0.1:7481".into(),
+            drain_notice_ms: 0,
             drain_timeout_ms: 30_000,
             instance_port_step: 10,
         }

@@ -236,13 +236,25 @@ where
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
     }
+    admin.draining.store(true, Ordering::Relaxed);
+    if fe.drain_notice_ms > 0 {
+        let notice = Duration::from_millis(fe.drain_notice_ms);
+        tracing::info!(
+            notice = ?notice,
+            "rsgw stopping: /health answers 503, still serving while load balancers notice"
+        );
+        tokio::select! {
+            _ = tokio::time::sleep(notice) => {}
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
     let drain = Duration::from_millis(fe.drain_timeout_ms);
     tracing::info!(
         timeout = ?drain,
         outstanding = metrics.outstanding.get(),
         "rsgw stopping: no new connections, draining requests in flight"
     );
-    admin.draining.store(true, Ordering::Relaxed);
     let _ = stop_tx.send(true);
     for l in loops {
         let _ = l.await;

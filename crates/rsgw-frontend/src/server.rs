@@ -244,7 +244,7 @@ where
             "rsgw stopping: /health answers 503, still serving while load balancers notice"
         );
         tokio::select! {
-            _ = tokio::time::sleep(notice) => {}
+            () = tokio::time::sleep(notice) => {}
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
         }

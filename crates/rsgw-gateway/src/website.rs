@@ -121,7 +121,11 @@ impl WebsiteConfig {
             return invalid("The ErrorDocument Key is not well formed");
         }
         if self.routing_rules.len() > MAX_ROUTING_RULES {
-            return invalid("The number of routing rules must not exceed 50");
+            return Err(GatewayError::InvalidRequest(format!(
+                "{} routing rules provided, the number of routing rules in a website \
+                 configuration is limited to {MAX_ROUTING_RULES}.",
+                self.routing_rules.len()
+            )));
         }
         for r in &self.routing_rules {
             let d = &r.redirect;
@@ -137,10 +141,11 @@ impl WebsiteConfig {
                 return invalid("A Redirect must name at least one of its elements");
             }
             check_protocol(d.protocol.as_ref())?;
-            if d.code.is_some_and(|c| !(300..400).contains(&c)) {
-                return invalid(
-                    "The provided HTTP redirect code is not valid. It should be a 3XX code",
-                );
+            if let Some(c) = d.code.filter(|c| !(301..400).contains(c)) {
+                return invalid(&format!(
+                    "The provided HTTP redirect code ({c}) is not valid. Valid codes are 3XX \
+                     except 300"
+                ));
             }
             if r.error_code.is_some_and(|c| !(400..600).contains(&c)) {
                 return invalid(
@@ -450,7 +455,21 @@ mod tests {
                     )],
                     ..site()
                 },
-                "3XX",
+                "(200) is not valid",
+            ),
+            (
+                WebsiteConfig {
+                    routing_rules: vec![rule(
+                        None,
+                        None,
+                        Redirect {
+                            code: Some(300),
+                            ..Default::default()
+                        },
+                    )],
+                    ..site()
+                },
+                "3XX except 300",
             ),
             (
                 WebsiteConfig {
@@ -464,13 +483,14 @@ mod tests {
                     routing_rules: vec![rule(None, None, to("x")); 51],
                     ..site()
                 },
-                "exceed 50",
+                "51 routing rules provided",
             ),
         ];
         for (cfg, why) in bad {
             let e = cfg.check().expect_err(why);
             assert!(
-                matches!(&e, GatewayError::InvalidArgument(m) if m.contains(why)),
+                matches!(&e, GatewayError::InvalidArgument(m) | GatewayError::InvalidRequest(m)
+                    if m.contains(why)),
                 "{why}: {e}"
             );
         }

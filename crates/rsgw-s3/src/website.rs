@@ -103,12 +103,13 @@ pub(crate) struct Website {
     names: std::sync::Arc<DnsNames>,
 }
 
-/// An error as the website endpoint shows it: an HTML page, as S3's.
+/// An error as the website endpoint shows it: an HTML page, as S3's;
+/// `about` names what the request was for (`BucketName`, `Key`).
 fn html_error(
     status: http::StatusCode,
     code: &str,
     message: &str,
-    key: Option<&str>,
+    about: &[(&str, &str)],
     id: &str,
     head: bool,
 ) -> http::Response<Body> {
@@ -117,12 +118,13 @@ fn html_error(
         status.as_u16(),
         status.canonical_reason().unwrap_or("Error")
     );
-    let key = key
-        .map(|k| format!("<li>Key: {}</li>\n", crate::xml_text::escape(k)))
-        .unwrap_or_default();
+    let about: String = about
+        .iter()
+        .map(|(name, v)| format!("<li>{name}: {}</li>\n", crate::xml_text::escape(v)))
+        .collect();
     let page = format!(
         "<html>\n<head><title>{title}</title></head>\n<body>\n<h1>{title}</h1>\n<ul>\n\
-         <li>Code: {}</li>\n<li>Message: {}</li>\n{key}<li>RequestId: {id}</li>\n</ul>\n<hr/>\n\
+         <li>Code: {}</li>\n<li>Message: {}</li>\n{about}<li>RequestId: {id}</li>\n</ul>\n<hr/>\n\
          </body>\n</html>\n",
         crate::xml_text::escape(code),
         crate::xml_text::escape(message),
@@ -144,7 +146,7 @@ fn html_error(
 }
 
 /// An S3 error as the website endpoint shows it; a 304 stays bodiless.
-fn error_page(e: &S3Error, key: Option<&str>, id: &str, head: bool) -> http::Response<Body> {
+fn error_page(e: &S3Error, about: &[(&str, &str)], id: &str, head: bool) -> http::Response<Body> {
     let status = e
         .status_code()
         .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
@@ -160,7 +162,7 @@ fn error_page(e: &S3Error, key: Option<&str>, id: &str, head: bool) -> http::Res
         status,
         e.code().as_str(),
         e.message().unwrap_or(""),
-        key,
+        about,
         id,
         head,
     )
@@ -256,7 +258,7 @@ impl Website {
                 http::StatusCode::METHOD_NOT_ALLOWED,
                 "MethodNotAllowed",
                 "The specified method is not allowed against this resource.",
-                None,
+                &[],
                 id,
                 false,
             );
@@ -272,7 +274,7 @@ impl Website {
                 http::StatusCode::BAD_REQUEST,
                 "InvalidURI",
                 "Couldn't parse the specified URI.",
-                None,
+                &[("BucketName", bucket)],
                 id,
                 head,
             );
@@ -315,8 +317,13 @@ impl Website {
                 error,
                 document: None,
                 ..
-            }) => error_page(&to_s3(error), Some(&path), id, head),
-            Err(e) => error_page(&to_s3(e), None, id, head),
+            }) => error_page(
+                &to_s3(error),
+                &[("BucketName", bucket), ("Key", &path)],
+                id,
+                head,
+            ),
+            Err(e) => error_page(&to_s3(e), &[("BucketName", bucket)], id, head),
         }
     }
 
@@ -358,7 +365,7 @@ mod tests {
             http::StatusCode::NOT_FOUND,
             "NoSuchKey",
             "The specified key does not exist.",
-            Some("<script>"),
+            &[("BucketName", "b"), ("Key", "<script>")],
             "tx1",
             false,
         );
@@ -371,12 +378,15 @@ mod tests {
         let page = std::str::from_utf8(&body).expect("utf-8");
         assert!(page.contains("<title>404 Not Found</title>"), "{page}");
         assert!(page.contains("<li>Code: NoSuchKey</li>"), "{page}");
-        assert!(page.contains("<li>Key: &lt;script&gt;</li>"), "{page}");
+        assert!(
+            page.contains("<li>BucketName: b</li>\n<li>Key: &lt;script&gt;</li>"),
+            "{page}"
+        );
         let head = html_error(
             http::StatusCode::NOT_FOUND,
             "NoSuchKey",
             "m",
-            None,
+            &[],
             "tx1",
             true,
         );

@@ -125,6 +125,10 @@ pub struct S3Config {
     /// `rgw_multi_obj_del_max_aio`, from Reef on; Pacific deletes one after
     /// the other). 1 to 1000. Default 16.
     pub multi_delete_concurrency: u32,
+    /// Most bytes of a POST form (browser upload) before its file part,
+    /// part headers included; more is `400
+    /// MaxPostPreDataLengthExceededError`. 1024 to 1048576. Default 20480.
+    pub post_form_fields_max: u32,
 }
 
 /// Most index shards a bucket may have (radosgw's
@@ -147,6 +151,7 @@ impl Default for S3Config {
             gc_min_age_s: 3600,
             bucket_index_shards: 11,
             multi_delete_concurrency: 16,
+            post_form_fields_max: 20 << 10,
         }
     }
 }
@@ -518,6 +523,12 @@ impl Config {
             return Err(ConfigError::Value {
                 key: "s3.multi_delete_concurrency",
                 message: "must be between 1 and 1000".into(),
+            });
+        }
+        if !(1 << 10..=1 << 20).contains(&s3.post_form_fields_max) {
+            return Err(ConfigError::Value {
+                key: "s3.post_form_fields_max",
+                message: "must be between 1024 and 1048576".into(),
             });
         }
         let s = &self.store;

@@ -113,7 +113,8 @@ impl S3Host for DnsNames {
 /// Builds the S3 HTTP service on a gateway. `dns_names` enables
 /// virtual-hosted-style addressing (`bucket.<name>`), like `rgw_dns_name`.
 /// `zonegroup` is what GetBucketLocation names (`rgw_zonegroup`).
-/// `max_header_size` bounds the request header section (Beast's option).
+/// `max_header_size` bounds the request header section (Beast's option);
+/// `post_form_fields_max` the fields of a POST form before its file.
 /// `website_names` are the website endpoint's host names
 /// (`rgw_dns_s3website_name`), none for no website endpoint.
 pub fn service(
@@ -122,6 +123,7 @@ pub fn service(
     website_names: &[String],
     zonegroup: &str,
     max_header_size: usize,
+    post_form_fields_max: usize,
 ) -> Result<S3HttpService, String> {
     let mut b = S3ServiceBuilder::new(RsgwS3 {
         gw: gw.clone(),
@@ -149,6 +151,7 @@ pub fn service(
     Ok(RequestIdService::new(
         b.build(),
         max_header_size,
+        post_form_fields_max,
         cors,
         website,
     ))

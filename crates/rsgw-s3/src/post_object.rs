@@ -19,19 +19,24 @@ use bytes::Bytes;
 use futures::Stream;
 use s3s::dto::{ObjectCannedACL, PostObjectInput, PostObjectOutput, PutObjectInput};
 use s3s::stream::{ByteStream, RemainingLength};
-use s3s::{Body, S3, S3Request, S3Response, S3Result, s3_error};
+use s3s::{Body, S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
 use crate::RsgwS3;
 use crate::operation::S3Op;
 use crate::uri::encode;
 
-/// How much of a form's start is kept: its fields come before the file
-/// and are small (a policy, a signature, a few names).
-const TAP_BYTES: usize = 64 << 10;
+/// How much more than `s3.post_form_fields_max` of a form's start is
+/// kept: room for the file part's own header, so that where the file
+/// begins is known.
+const TAP_ROOM: usize = 4 << 10;
 
-/// The start of a POST form's body, copied as s3s reads it.
-#[derive(Clone, Default)]
-pub(crate) struct FormTap(Arc<Mutex<Vec<u8>>>);
+/// The start of a POST form's body, copied as s3s reads it, and the most
+/// bytes the fields before the file may take (`s3.post_form_fields_max`).
+#[derive(Clone)]
+pub(crate) struct FormTap {
+    kept: Arc<Mutex<Vec<u8>>>,
+    limit: usize,
+}
 
 /// The request body, passed through while its start is copied.
 struct Tapped {
@@ -45,8 +50,9 @@ impl Stream for Tapped {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let item = Pin::new(&mut self.inner).poll_next(cx);
         if let Poll::Ready(Some(Ok(b))) = &item {
-            let mut kept = self.tap.0.lock().unwrap_or_else(PoisonError::into_inner);
-            let room = TAP_BYTES.saturating_sub(kept.len());
+            let cap = self.tap.limit.saturating_add(TAP_ROOM);
+            let mut kept = self.tap.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            let room = cap.saturating_sub(kept.len());
             kept.extend_from_slice(&b[..b.len().min(room)]);
         }
         item
@@ -76,52 +82,148 @@ fn boundary(headers: &http::HeaderMap) -> Option<String> {
 
 impl FormTap {
     /// Taps a POST form's body: the tap goes into the request's
-    /// extensions, where [`post_object`] finds it. Other requests pass
-    /// untouched.
-    pub(crate) fn wrap(req: http::Request<Body>) -> http::Request<Body> {
+    /// extensions, where [`post_object`] and [`refusal`] find it. Other
+    /// requests pass untouched. `limit` is `s3.post_form_fields_max`.
+    pub(crate) fn wrap(req: http::Request<Body>, limit: usize) -> http::Request<Body> {
         if req.method() != http::Method::POST || boundary(req.headers()).is_none() {
             return req;
         }
-        let tap = FormTap::default();
+        let tap = FormTap {
+            kept: Arc::default(),
+            limit,
+        };
         let (mut parts, body) = req.into_parts();
         parts.extensions.insert(tap.clone());
         let stream: s3s::stream::DynByteStream = Box::pin(Tapped { inner: body, tap });
         http::Request::from_parts(parts, Body::from(stream))
     }
+
+    /// What the form's start shows, read against the request's boundary.
+    fn read(&self, headers: &http::HeaderMap) -> FormStart {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        boundary(headers).map_or(FormStart::NoFile, |b| form_start(&kept, &b, self.limit))
+    }
 }
 
-/// A form's fields (names lowercased, as s3s keeps them) and the file
-/// part's file name, from the start of its body; `None` when the file part
-/// does not begin within it.
-fn form_fields(body: &[u8], boundary: &str) -> Option<(Vec<(String, String)>, String)> {
+/// What the start of a form holds.
+#[derive(Debug, PartialEq)]
+enum FormStart {
+    /// The fields before the file (names lowercased, as s3s keeps them)
+    /// and the file part's file name.
+    Fields(Vec<(String, String)>, String),
+    /// The fields before the file take more than `s3.post_form_fields_max`.
+    TooLong,
+    /// The form has no file part (or is no well-formed form).
+    NoFile,
+}
+
+/// Reads the fields of a form from the start of its body, up to the file
+/// part. The bytes before the file part's delimiter, part headers
+/// included, may be at most `limit`.
+fn form_start(body: &[u8], boundary: &str, limit: usize) -> FormStart {
     let delim = format!("--{boundary}");
     let text = String::from_utf8_lossy(body);
     let mut fields = Vec::new();
-    for part in text.split(delim.as_str()).skip(1) {
-        let part = part.strip_prefix("\r\n")?;
-        let (head, value) = part.split_once("\r\n\r\n")?;
+    let mut at = 0;
+    for part in text.split(delim.as_str()) {
+        let start = at;
+        at += part.len() + delim.len();
+        if start == 0 {
+            continue;
+        }
+        if start - delim.len() > limit {
+            return FormStart::TooLong;
+        }
+        let Some(part) = part.strip_prefix("\r\n") else {
+            break;
+        };
+        let Some((head, value)) = part.split_once("\r\n\r\n") else {
+            break;
+        };
         let disposition = head.lines().find_map(|l| {
             let (k, v) = l.split_once(':')?;
             k.trim()
                 .eq_ignore_ascii_case("content-disposition")
                 .then_some(v)
-        })?;
+        });
         let param = |name: &str| {
-            disposition.split(';').find_map(|p| {
+            disposition?.split(';').find_map(|p| {
                 let (k, v) = p.split_once('=')?;
                 (k.trim() == name).then(|| v.trim().trim_matches('"').to_string())
             })
         };
-        let name = param("name")?.to_ascii_lowercase();
+        let Some(name) = param("name").map(|n| n.to_ascii_lowercase()) else {
+            break;
+        };
         if name == "file" {
-            return Some((fields, param("filename").unwrap_or_default()));
+            return FormStart::Fields(fields, param("filename").unwrap_or_default());
         }
         fields.push((
             name,
             value.strip_suffix("\r\n").unwrap_or(value).to_string(),
         ));
     }
-    None
+    if body.len() > limit {
+        FormStart::TooLong
+    } else {
+        FormStart::NoFile
+    }
+}
+
+/// S3's error for a form whose fields before the file are too large.
+fn too_long(limit: usize) -> (http::StatusCode, &'static str, String) {
+    (
+        http::StatusCode::BAD_REQUEST,
+        "MaxPostPreDataLengthExceededError",
+        format!(
+            "Your POST request fields preceding the upload file were too large (at most {limit} bytes)."
+        ),
+    )
+}
+
+/// S3's answer where s3s refuses a POST form in its own words, from the
+/// code and message (as XML text) of s3s's error and the form's tapped
+/// start; `None`
+/// keeps s3s's answer. Fields before the file beyond
+/// `s3.post_form_fields_max`: `400 MaxPostPreDataLengthExceededError`; a
+/// form without `key`: `400 InvalidArgument`; a policy condition the form
+/// does not meet: `403 AccessDenied` (s3s says `400 InvalidPolicyDocument`,
+/// which S3 keeps for policies that are no valid document); no file:
+/// `400 IncorrectNumberOfFilesInPostRequest`.
+pub(crate) fn refusal(
+    tap: &FormTap,
+    headers: &http::HeaderMap,
+    code: &str,
+    message: &str,
+) -> Option<(http::StatusCode, &'static str, String)> {
+    let form = tap.read(headers);
+    if form == FormStart::TooLong {
+        return Some(too_long(tap.limit));
+    }
+    let condition_failed = code == "InvalidPolicyDocument"
+        && (message.starts_with("Policy condition") || message.starts_with("Bucket in form field"));
+    match form {
+        FormStart::Fields(fields, _)
+            if condition_failed && !fields.iter().any(|(k, _)| k == "key") =>
+        {
+            Some((
+                http::StatusCode::BAD_REQUEST,
+                "InvalidArgument",
+                "Bucket POST must contain a field named 'key'.  If it is specified, please check the order of the fields.".into(),
+            ))
+        }
+        _ if condition_failed => Some((
+            http::StatusCode::FORBIDDEN,
+            "AccessDenied",
+            format!("Invalid according to Policy: Policy Condition failed: {message}"),
+        )),
+        FormStart::NoFile if code == "MalformedPOSTRequest" || code == "InvalidRequest" => Some((
+            http::StatusCode::BAD_REQUEST,
+            "IncorrectNumberOfFilesInPostRequest",
+            "POST requires exactly one file upload per request.".into(),
+        )),
+        _ => None,
+    }
 }
 
 /// Whether a `success_action_redirect` is a URL a browser can be sent to:
@@ -223,19 +325,25 @@ pub(crate) async fn post_object(
     s3: &RsgwS3,
     req: S3Request<PostObjectInput>,
 ) -> S3Result<S3Response<PostObjectOutput>> {
-    let kept = req
+    let tap = req
         .extensions
         .get::<FormTap>()
-        .map(|t| t.0.lock().unwrap_or_else(PoisonError::into_inner).clone());
-    let (fields, filename) = kept
-        .zip(boundary(&req.headers))
-        .and_then(|(body, b)| form_fields(&body, &b))
-        .ok_or_else(|| {
-            s3_error!(
+        .ok_or_else(|| s3_error!(InternalError, "a POST form was not tapped"))?;
+    let (fields, filename) = match tap.read(&req.headers) {
+        FormStart::Fields(fields, filename) => (fields, filename),
+        FormStart::TooLong => {
+            let (status, code, message) = too_long(tap.limit);
+            let mut e = S3Error::with_message(S3ErrorCode::Custom(code.into()), message);
+            e.set_status_code(status);
+            return Err(e);
+        }
+        FormStart::NoFile => {
+            return Err(s3_error!(
                 InvalidArgument,
-                "POST form fields must come before the file and fit in {TAP_BYTES} bytes"
-            )
-        })?;
+                "POST form fields must come before the file"
+            ));
+        }
+    };
     // the fields rsgw refuses as headers are refused as fields too
     let mut as_headers = http::HeaderMap::new();
     for (k, v) in &fields {
@@ -255,6 +363,11 @@ pub(crate) async fn post_object(
         ));
     }
     let acl = field("acl").map(|a| ObjectCannedACL::from(a.clone()));
+    // kept as sent, as PutObject keeps its Expires header
+    let mut req = req;
+    if let Some(v) = field("expires").and_then(|v| http::HeaderValue::from_str(v).ok()) {
+        req.headers.insert(http::header::EXPIRES, v);
+    }
     let key = req.input.key.replace("${filename}", &filename);
     let bucket = req.input.bucket.clone();
     let client = req.extensions.get::<rsgw_frontend::Client>();
@@ -298,6 +411,7 @@ pub(crate) async fn post_object(
         content_md5: i.content_md5,
         content_type: i.content_type,
         expected_bucket_owner: i.expected_bucket_owner,
+        expires: i.expires,
         if_match: i.if_match,
         if_none_match: i.if_none_match,
         metadata: i.metadata,
@@ -355,19 +469,96 @@ mod tests {
             ("file", Some("photo.jpg"), "DATA"),
             ("after", None, "ignored"),
         ]);
-        let (fields, name) = form_fields(&body, "XyZ").expect("file part");
-        assert_eq!(name, "photo.jpg");
         assert_eq!(
-            fields,
-            vec![
-                ("key".into(), "uploads/${filename}".into()),
-                ("acl".into(), "public-read".into()),
-                ("x-amz-meta-note".into(), "two\r\nlines".into()),
-            ]
+            form_start(&body, "XyZ", 1024),
+            FormStart::Fields(
+                vec![
+                    ("key".into(), "uploads/${filename}".into()),
+                    ("acl".into(), "public-read".into()),
+                    ("x-amz-meta-note".into(), "two\r\nlines".into()),
+                ],
+                "photo.jpg".into()
+            )
         );
-        // no file part within what was kept
-        assert!(form_fields(&form(&[("key", None, "k")]), "XyZ").is_none());
-        assert!(form_fields(&body[..40], "XyZ").is_none());
+        // no file part, or none within what was kept
+        assert_eq!(
+            form_start(&form(&[("key", None, "k")]), "XyZ", 1024),
+            FormStart::NoFile
+        );
+        assert_eq!(form_start(&body[..40], "XyZ", 1024), FormStart::NoFile);
+    }
+
+    #[test]
+    fn fields_before_the_file_are_bounded() {
+        let pad = "p".repeat(2000);
+        let body = form(&[
+            ("key", None, "k"),
+            ("x-ignore-pad", None, &pad),
+            ("file", Some("f"), "DATA"),
+        ]);
+        // the file's delimiter starts after the two fields' parts
+        let file_part = "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\
+                         Content-Type: text/plain\r\n\r\nDATA\r\n--XyZ--\r\n";
+        let file_at = body.len() - file_part.len();
+        assert!(matches!(
+            form_start(&body, "XyZ", file_at),
+            FormStart::Fields(..)
+        ));
+        assert_eq!(form_start(&body, "XyZ", file_at - 1), FormStart::TooLong);
+        // a form cut where the tap stopped, beyond the limit
+        assert_eq!(form_start(&body[..1500], "XyZ", 1024), FormStart::TooLong);
+    }
+
+    #[test]
+    fn refusals_are_s3_answers() {
+        let tap = |body: Vec<u8>| FormTap {
+            kept: Arc::new(Mutex::new(body)),
+            limit: 1024,
+        };
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            http::header::CONTENT_TYPE,
+            "multipart/form-data; boundary=XyZ".parse().expect("value"),
+        );
+        let with_key = tap(form(&[("key", None, "k"), ("file", Some("f"), "D")]));
+        let without_key = tap(form(&[("acl", None, "private"), ("file", Some("f"), "D")]));
+        let failed = "Policy condition 'eq' for field 'key' failed: expected 'a', got 'k'";
+        let got = refusal(&with_key, &h, "InvalidPolicyDocument", failed).expect("mapped");
+        assert_eq!(
+            (got.0, got.1),
+            (http::StatusCode::FORBIDDEN, "AccessDenied")
+        );
+        assert!(got.2.ends_with(failed), "{}", got.2);
+        let got = refusal(&without_key, &h, "InvalidPolicyDocument", failed).expect("mapped");
+        assert_eq!(
+            (got.0, got.1),
+            (http::StatusCode::BAD_REQUEST, "InvalidArgument")
+        );
+        // a policy that is no document stays InvalidPolicyDocument
+        assert!(
+            refusal(
+                &with_key,
+                &h,
+                "InvalidPolicyDocument",
+                "failed to parse POST policy"
+            )
+            .is_none()
+        );
+        assert!(refusal(&with_key, &h, "SignatureDoesNotMatch", "x").is_none());
+        let got = refusal(
+            &tap(form(&[("key", None, "k")])),
+            &h,
+            "MalformedPOSTRequest",
+            "",
+        )
+        .expect("mapped");
+        assert_eq!(got.1, "IncorrectNumberOfFilesInPostRequest");
+        let long = tap(form(&[
+            ("key", None, &"k".repeat(2000)),
+            ("file", Some("f"), "D"),
+        ]));
+        let got = refusal(&long, &h, "InvalidPolicyDocument", failed).expect("mapped");
+        assert_eq!(got.1, "MaxPostPreDataLengthExceededError");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use s3s::service::S3Service;
 
 use crate::cors::{Cors, Preflight};
 use crate::operation::S3Op;
-use crate::post_object::PostReply;
+use crate::post_object::{FormTap, PostReply};
 use crate::website::Website;
 
 /// Request ids unique within a process and across its restarts:
@@ -70,6 +70,7 @@ pub struct RequestIdService {
     inner: S3Service,
     ids: Arc<RequestIds>,
     max_header_size: usize,
+    post_form_fields_max: usize,
     cors: Cors,
     website: Option<Website>,
 }
@@ -91,6 +92,30 @@ fn error_response(
         http::HeaderValue::from_static("application/xml"),
     );
     resp
+}
+
+/// S3's answer where s3s refused a POST form in its own words
+/// ([`crate::post_object::refusal`]), read from s3s's error document.
+fn form_refusal(
+    resp: &http::Response<Body>,
+    tap: &FormTap,
+    headers: &http::HeaderMap,
+) -> Option<(http::StatusCode, &'static str, String)> {
+    if !resp.status().is_client_error() {
+        return None;
+    }
+    let body = resp.body().bytes()?;
+    let text = std::str::from_utf8(&body).ok()?;
+    let element = |name: &str| {
+        let (_, rest) = text.split_once(&format!("<{name}>"))?;
+        rest.split_once(&format!("</{name}>")).map(|(v, _)| v)
+    };
+    crate::post_object::refusal(
+        tap,
+        headers,
+        element("Code")?,
+        element("Message").unwrap_or_default(),
+    )
 }
 
 /// s3s answers a method and resource that map to no S3 operation at all
@@ -135,6 +160,7 @@ impl RequestIdService {
     pub(crate) fn new(
         inner: S3Service,
         max_header_size: usize,
+        post_form_fields_max: usize,
         cors: Cors,
         website: Option<Website>,
     ) -> Self {
@@ -142,6 +168,7 @@ impl RequestIdService {
             inner,
             ids: Arc::new(RequestIds::new()),
             max_header_size,
+            post_form_fields_max,
             cors,
             website,
         }
@@ -182,6 +209,12 @@ impl RequestIdService {
             Some((w, bucket))
         });
         let preflight = site.is_none() && req.method() == http::Method::OPTIONS;
+        // a POST to a bucket (path-style) is a browser upload: S3 answers
+        // one that is no form 412, not 405
+        let bucket_post = req.method() == http::Method::POST && req.uri().query().is_none() && {
+            let path = req.uri().path().trim_matches('/');
+            !path.is_empty() && !path.contains('/')
+        };
         let cors_asked = if preflight || site.is_some() {
             None
         } else {
@@ -216,14 +249,22 @@ impl RequestIdService {
                 &id,
             )
         } else {
-            match self
-                .inner
-                .call(crate::post_object::FormTap::wrap(req))
-                .await
-            {
+            let req = FormTap::wrap(req, self.post_form_fields_max);
+            let form = req
+                .extensions()
+                .get::<FormTap>()
+                .map(|tap| (tap.clone(), req.headers().clone()));
+            match self.inner.call(req).await {
                 Ok(mut r) => match r.extensions_mut().remove::<PostReply>() {
                     Some(reply) => reply.response(),
-                    None => r,
+                    None => {
+                        match form.and_then(|(tap, headers)| form_refusal(&r, &tap, &headers)) {
+                            Some((status, code, message)) => {
+                                error_response(status, code, &message, &id)
+                            }
+                            None => r,
+                        }
+                    }
                 },
                 Err(e) => {
                     tracing::error!(request_id = %id, error = ?e, "request failed inside s3s");
@@ -265,12 +306,22 @@ impl RequestIdService {
                 .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
         }
         if is_unroutable(&resp, routed) {
-            resp = error_response(
-                http::StatusCode::METHOD_NOT_ALLOWED,
-                "MethodNotAllowed",
-                "The specified method is not allowed against this resource.",
-                &id,
-            );
+            resp = if bucket_post {
+                error_response(
+                    http::StatusCode::PRECONDITION_FAILED,
+                    "PreconditionFailed",
+                    "At least one of the pre-conditions you specified did not hold: \
+                     Bucket POST must be of the enclosure-type multipart/form-data",
+                    &id,
+                )
+            } else {
+                error_response(
+                    http::StatusCode::METHOD_NOT_ALLOWED,
+                    "MethodNotAllowed",
+                    "The specified method is not allowed against this resource.",
+                    &id,
+                )
+            };
         }
         if resp.status().as_u16() >= 400
             && let Some(b) = resp.body().bytes()

@@ -104,6 +104,7 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
             &c.s3.website_dns_names,
             &c.s3.zonegroup,
             c.frontend.max_header_size,
+            c.s3.post_form_fields_max as usize,
         )?)
     })?;
     drop(watch.lock().unwrap_or_else(PoisonError::into_inner).take());

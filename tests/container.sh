@@ -7,8 +7,10 @@
 # test, with the compose log) pinned to CPU 0 and CPU 1 on the host network against the
 # throwaway cluster; then S3 round trips through each, each container's
 # cpuset seen from inside, a public object under ab through both, the
-# HEALTHCHECK, a rolling restart of one instance, and a clean stop (exit
-# status 0 after the drain). Last, the demo profile's single-node cluster
+# HEALTHCHECK, the HAProxy ingress in front of both (docker/haproxy.cfg),
+# a rolling restart of each instance while ab -k and an S3 read/write mix
+# run through the ingress (no request may fail, every acknowledged write
+# reads back), and a clean stop (exit status 0 after the drain). Last, the demo profile's single-node cluster
 # image with a gateway beside it.
 #   tests/container.sh RSGW_BINARY CEPH_CONF
 # Env: RSGW_TEST_COMPOSE=no starts the two gateways with `podman run` and
@@ -34,12 +36,14 @@ work=$(mktemp -d)
 project=rsgwtest$$
 a=${project}_rsgw-a_1
 b=${project}_rsgw-b_1
+ingress=${project}_ingress_1
 cleanup() {
+  [[ -n ${load_pid:-} ]] && kill "$load_pid" 2>/dev/null
   if [[ $compose == yes ]]; then
     podman-compose -f docker/compose.yml -p "$project" down -t 5 >/dev/null 2>&1 || true
   fi
   local c
-  for c in "$a" "$b" "${project}_demo-gw" "${project}_ceph-demo"; do
+  for c in "$a" "$b" "$ingress" "${project}_demo-gw" "${project}_ceph-demo"; do
     podman rm -f -i -t 5 "$c" >/dev/null 2>>"$work/cleanup.log" || cat "$work/cleanup.log" >&2
   done
   rm -rf "$work"
@@ -47,7 +51,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== hadolint"
-hadolint docker/Dockerfile docker/ceph-demo.Dockerfile
+hadolint docker/Dockerfile docker/ceph-demo.Dockerfile docker/haproxy.Dockerfile
 
 echo "== base image (debootstrap minbase bookworm, kept between runs)"
 base=localhost/rsgw-bookworm:latest
@@ -62,6 +66,11 @@ echo "== rsgw image from docker/Dockerfile ($rsgw)"
 image=localhost/rsgw:test
 podman build -q --format docker --network host --build-arg BASE="$base" --build-arg RSGW_BIN="$rsgw" \
   -f docker/Dockerfile -t "$image" . >/dev/null
+
+echo "== ingress image from docker/haproxy.Dockerfile"
+ingress_image=localhost/rsgw-ingress:test
+podman build -q --format docker --network host --build-arg BASE="$base" \
+  -f docker/haproxy.Dockerfile -t "$ingress_image" . >/dev/null
 
 echo "== cephx key and pools for the gateways (docs/deploy.md, step 2)"
 export CEPH_CONF=$conf
@@ -82,6 +91,8 @@ export RSGW_IMAGE=$image CEPH_CONF=$conf RSGW_KEYRING=$work/ceph.client.rgw.ct.k
 export RSGW_CLIENT=client.rgw.ct RSGW_POOL_PREFIX=$prefix RSGW_BIND=127.0.0.1
 export RSGW_A_CPUS=0 RSGW_B_CPUS=1 RSGW_A_PORT=$port_a RSGW_B_PORT=$port_b
 export RSGW_A_ADMIN_PORT=$((port_a + 1)) RSGW_B_ADMIN_PORT=$((port_b + 1))
+port_ingress=$((port_a + 5))
+export INGRESS_IMAGE=$ingress_image INGRESS_BIND=127.0.0.1 INGRESS_PORT=$port_ingress
 
 echo "== a user, with rsgw admin in the image (docs/deploy.md, step 4)"
 store_env=(-e RSGW_STORE_BACKEND=rados -e RSGW_STORE_CEPH_CONF=/etc/ceph/ceph.conf
@@ -94,12 +105,12 @@ podman run --rm --network host "${mounts[@]}" "${store_env[@]}" "$image" \
   podman run --rm --network host "${mounts[@]}" "${store_env[@]}" "$image" \
     admin user create --uid ct --display-name "container test" --access-key "$AK" --secret-key "$SK" >/dev/null
 
-echo "== two pinned gateways (docs/deploy.md, step 5)"
+echo "== two pinned gateways and the ingress (docs/deploy.md, step 5)"
 if [[ $compose == yes ]]; then
   if ! podman-compose -f docker/compose.yml -p "$project" up -d >"$work/compose.log" 2>&1 ||
-    ! podman container exists "$a" || ! podman container exists "$b"; then
+    ! podman container exists "$a" || ! podman container exists "$b" || ! podman container exists "$ingress"; then
     cat "$work/compose.log"
-    fail "podman-compose -f docker/compose.yml up did not bring both gateways up"
+    fail "podman-compose -f docker/compose.yml up did not bring both gateways and the ingress up"
   fi
   how="podman-compose -f docker/compose.yml up -d"
 else
@@ -112,8 +123,12 @@ else
       --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
       "${mounts[@]}" "${store_env[@]}" \
       -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:${!port_var}\"]" \
+      -e RSGW_FRONTEND_DRAIN_NOTICE_MS=3000 -e RSGW_FRONTEND_TRUSTED_PROXIES='["127.0.0.1"]' \
       -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
   done
+  podman run -d --name "$ingress" --network host --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 \
+    -e INGRESS_BIND -e INGRESS_PORT -e RSGW_HOST=127.0.0.1 -e RSGW_A_PORT -e RSGW_A_ADMIN_PORT \
+    -e RSGW_B_PORT -e RSGW_B_ADMIN_PORT "$ingress_image" >/dev/null
   how="podman run with docker/compose.yml's settings (RSGW_TEST_COMPOSE=no)"
 fi
 echo "started with: $how"
@@ -171,28 +186,93 @@ for p in "$port_a" "$port_b"; do
   echo "port $p: $(grep 'Requests per second' <<<"$out")"
 done
 
-echo "== rolling upgrade of one instance (docs/deploy.md, Upgrades)"
-if [[ $compose == yes ]]; then
-  podman-compose -f docker/compose.yml -p "$project" up -d --force-recreate --no-deps rsgw-a >"$work/upgrade.log" 2>&1 ||
-    { cat "$work/upgrade.log"; fail "podman-compose could not recreate rsgw-a"; }
-else
-  podman stop -t 40 "$a" >/dev/null 2>&1
-  podman rm "$a" >/dev/null
-  podman run -d --name "$a" --network host --cpuset-cpus "$RSGW_A_CPUS" \
-    --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
-    "${mounts[@]}" "${store_env[@]}" \
-    -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:$RSGW_A_PORT\"]" \
-    -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:$RSGW_A_ADMIN_PORT\"" "$image" >/dev/null
-fi
-for _ in $(seq 300); do
-  [[ $(curl -s "http://127.0.0.1:$RSGW_A_ADMIN_PORT/health") == ok ]] && break
+echo "== through the ingress: a rolling restart of each instance under load (docs/deploy.md, Upgrades)"
+ingress_url=http://127.0.0.1:$port_ingress
+for _ in $(seq 100); do
+  [[ $(curl -s -o /dev/null -w '%{http_code}' "$ingress_url/$bucket/public") == 200 ]] && break
   sleep 0.2
 done
+[[ $(curl -s -o /dev/null -w '%{http_code}' "$ingress_url/$bucket/public") == 200 ]] ||
+  { podman logs "$ingress" 2>&1 | tail -20; fail "the ingress does not serve"; }
+# an S3 read/write mix through the ingress until $work/stop exists
+python3 - "$ingress_url" "$AK" "$SK" "$bucket" "$work/stop" >"$work/mix.log" 2>&1 <<'PY' &
+import os, sys, threading, boto3, botocore.config
+url, ak, sk, bucket, stop_file = sys.argv[1:]
+def client():
+    return boto3.client("s3", endpoint_url=url, aws_access_key_id=ak, aws_secret_access_key=sk,
+                        region_name="us-east-1",
+                        config=botocore.config.Config(s3={"addressing_style": "path"},
+                                                      retries={"max_attempts": 1, "mode": "standard"}))
+acked, failures = {}, []
+def mix(w):
+    c, n = client(), 0
+    while not os.path.exists(stop_file):
+        key, body = f"mix/{w}/{n}", os.urandom(1024 + n * 7919 % 65536)
+        try:
+            c.put_object(Bucket=bucket, Key=key, Body=body)
+            acked[key] = body
+            if c.get_object(Bucket=bucket, Key=key)["Body"].read() != body:
+                failures.append(f"{key} read back wrong")
+        except Exception as e:
+            failures.append(f"{key}: {e!r}")
+        n += 1
+threads = [threading.Thread(target=mix, args=(w,)) for w in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+c = client()
+for key, body in acked.items():
+    if c.get_object(Bucket=bucket, Key=key)["Body"].read() != body:
+        failures.append(f"{key} lost")
+print(f"mix: {len(acked)} writes acknowledged and read back, {len(failures)} failures")
+for f in failures[:10]: print(f)
+sys.exit(1 if failures or len(acked) < 20 else 0)
+PY
+load_pid=$!
+"$rsgw" bench ab -k -c 8 -t 40 --json "$ingress_url/$bucket/public" >"$work/ab.json" 2>"$work/ab.log" &
+ab_pid=$!
+sleep 3
+for s in a b; do
+  if [[ $compose == yes ]]; then
+    podman-compose -f docker/compose.yml -p "$project" up -d --force-recreate --no-deps "rsgw-$s" >"$work/upgrade.log" 2>&1 ||
+      { cat "$work/upgrade.log"; fail "podman-compose could not recreate rsgw-$s"; }
+  else
+    name=${project}_rsgw-${s}_1
+    cpus_var=RSGW_${s^^}_CPUS port_var=RSGW_${s^^}_PORT admin_var=RSGW_${s^^}_ADMIN_PORT
+    podman stop -t 40 "$name" >/dev/null 2>&1
+    podman rm "$name" >/dev/null
+    podman run -d --name "$name" --network host --cpuset-cpus "${!cpus_var}" \
+      --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
+      "${mounts[@]}" "${store_env[@]}" \
+      -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:${!port_var}\"]" \
+      -e RSGW_FRONTEND_DRAIN_NOTICE_MS=3000 -e RSGW_FRONTEND_TRUSTED_PROXIES='["127.0.0.1"]' \
+      -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
+  fi
+  admin_var=RSGW_${s^^}_ADMIN_PORT
+  for _ in $(seq 300); do
+    [[ $(curl -s "http://127.0.0.1:${!admin_var}/health") == ok ]] && break
+    sleep 0.2
+  done
+  [[ $(curl -s "http://127.0.0.1:${!admin_var}/health") == ok ]] || fail "rsgw-$s is not healthy after its restart"
+  # the ingress takes it back after two good checks, 500 ms apart
+  sleep 3
+done
+wait "$ab_pid" || { cat "$work/ab.log"; fail "rsgw bench ab through the ingress"; }
+touch "$work/stop"
+wait "$load_pid" || { cat "$work/mix.log"; fail "the S3 mix through the ingress failed during the rolling restart"; }
+load_pid=
+cat "$work/mix.log"
+python3 - "$work/ab.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = (r["failed_requests"], r["non_2xx_responses"], r["connection_resets"])
+print(f"ab -k through the ingress: {r['complete_requests']} requests, failed/non-2xx/resets {bad}")
+sys.exit(0 if r["complete_requests"] > 0 and bad == (0, 0, 0) else 1)
+PY
 [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port_a/$bucket/public") == 200 ]] ||
   fail "rsgw-a does not serve after its restart"
 
 echo "== clean stop: SIGTERM, drain, exit 0"
-podman stop -t 40 "$a" "$b" >/dev/null 2>"$work/stop.log" || { cat "$work/stop.log"; fail "podman stop"; }
+podman stop -t 40 "$a" "$b" "$ingress" >/dev/null 2>"$work/stop.log" || { cat "$work/stop.log"; fail "podman stop"; }
 for c in "$a" "$b"; do
   code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
   [[ $code == 0 ]] || { podman logs "$c" 2>&1 | tail -20; fail "$c exited $code"; }

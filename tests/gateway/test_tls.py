@@ -18,17 +18,7 @@ import boto3
 import botocore.config
 import pytest
 
-from rsgw_gateway import free_port, metric
-
-
-def make_cert(directory, name, cn):
-    """A self-signed EC certificate for 127.0.0.1: (cert path, key path)."""
-    cert, key = directory / f"{name}.crt", directory / f"{name}.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={cn}",
-                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-                   check=True, capture_output=True)
-    return cert, key
+from rsgw_gateway import free_port, make_cert, metric
 
 
 def start_tls(t, gateway, tmp_path, name, request_timeout_ms):

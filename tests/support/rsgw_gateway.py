@@ -44,6 +44,17 @@ def rsgw_bin():
     return os.environ.get("RSGW_BIN", "rsgw")
 
 
+def make_cert(directory, name, cn):
+    """A self-signed EC certificate for 127.0.0.1 and localhost, made with
+    openssl: (cert path, key path)."""
+    cert, key = directory / f"{name}.crt", directory / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={cn}",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
 def free_ports(n=1):
     """`n` distinct free TCP ports on 127.0.0.1 (held together while chosen)."""
     socks = []

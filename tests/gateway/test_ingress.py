@@ -1,0 +1,174 @@
+"""The ingress of docs/deploy.md, for real: Debian's HAProxy with
+docker/haproxy.cfg in front of two rsgw instances on one store (the
+compose file's layout, on the host), each instance restarted in turn while
+`rsgw bench ab -k` and an S3 read/write mix run through the ingress. No
+request may fail and every acknowledged write must read back: HAProxy
+takes an instance out on its /health (503 for frontend.drain_notice_ms
+after SIGTERM) before its port closes."""
+import concurrent.futures
+import contextlib
+import json
+import os
+import pathlib
+import shutil
+import ssl
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import boto3
+import botocore.config
+import pytest
+
+from rsgw_gateway import free_port, make_cert, wait_for_port
+
+CFG = pathlib.Path(__file__).resolve().parents[2] / "docker" / "haproxy.cfg"
+FRONTEND = 'drain_notice_ms = 2000\ntrusted_proxies = ["127.0.0.1"]\n'
+
+
+@contextlib.contextmanager
+def haproxy(tmp_path, instances, config):
+    """HAProxy with `config` (docker/haproxy.cfg's text) in front of two
+    instances: the ingress's plain HTTP port."""
+    exe = shutil.which("haproxy")
+    assert exe, "haproxy is missing (tests/apt-packages.txt)"
+    a, b = instances
+    port = free_port()
+    env = dict(os.environ, INGRESS_BIND="127.0.0.1", INGRESS_PORT=str(port), RSGW_HOST="127.0.0.1",
+               RSGW_A_PORT=str(a.port), RSGW_A_ADMIN_PORT=str(a.admin_port),
+               RSGW_B_PORT=str(b.port), RSGW_B_ADMIN_PORT=str(b.admin_port))
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(config)
+    log = open(tmp_path / "haproxy.log", "wb")
+    proc = subprocess.Popen([exe, "-db", "-f", str(cfg)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture
+def ingress(gateway, tmp_path):
+    """Two instances and HAProxy in front: (url, [instances])."""
+    instances = [gateway("a", frontend=FRONTEND), gateway("b", frontend=FRONTEND)]
+    with haproxy(tmp_path, instances, CFG.read_text()) as port:
+        yield f"http://127.0.0.1:{port}", instances
+
+
+def client(url):
+    return boto3.client("s3", endpoint_url=url, aws_access_key_id=os.environ["ALICE_AK"],
+                        aws_secret_access_key=os.environ["ALICE_SK"], region_name="us-east-1",
+                        config=botocore.config.Config(s3={"addressing_style": "path"},
+                                                      retries={"max_attempts": 1, "mode": "standard"}))
+
+
+def test_rolling_restart_through_the_ingress(t, ingress):
+    url, instances = ingress
+    s3 = client(url)
+    bucket = f"ingress-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="small", Body=b"x" * 260, ACL="public-read")
+    # both instances serve through the ingress before anything stops
+    for g in instances:
+        deadline = time.monotonic() + 10
+        while 'rsgw_requests_total{op="GetObject"' not in g.metrics():
+            assert time.monotonic() < deadline, f"{g.name} gets no requests from the ingress"
+            s3.get_object(Bucket=bucket, Key="small")["Body"].read()
+
+    stop = threading.Event()
+    acked, failures = {}, []
+
+    def mix(worker):
+        c = client(url)
+        n = 0
+        while not stop.is_set():
+            key = f"w{worker}/{n}"
+            body = os.urandom(1024 + (n * 7919) % 65536)
+            try:
+                c.put_object(Bucket=bucket, Key=key, Body=body)
+                acked[key] = body
+                got = c.get_object(Bucket=bucket, Key=key)["Body"].read()
+                if got != body:
+                    failures.append(f"{key}: read back {len(got)} bytes, not the {len(body)} written")
+            except Exception as e:  # noqa: BLE001 - every failure counts
+                failures.append(f"{key}: {e!r}")
+            n += 1
+
+    ab = subprocess.Popen([os.environ["RSGW_BIN"], "bench", "ab", "-k", "-c", "8", "-t", "30", "--json",
+                           f"{url}/{bucket}/small"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with concurrent.futures.ThreadPoolExecutor(4) as ex:
+        workers = [ex.submit(mix, i) for i in range(4)]
+        time.sleep(3)
+        for g in instances:
+            g.stop(timeout=60)  # SIGTERM: notice, then drain; exit 0 checked
+            g.start()
+            # HAProxy takes it back after `rise` good checks
+            time.sleep(3)
+        out, err = ab.communicate(timeout=120)
+        stop.set()
+        for w in workers:
+            w.result()
+    r = json.loads(out)
+    assert r["complete_requests"] > 0, err.decode()
+    assert (r["failed_requests"], r["non_2xx_responses"], r["connection_resets"]) == (0, 0, 0), r
+    assert not failures, failures[:5]
+    assert len(acked) > 20, "the read/write mix hardly ran"
+    for key, body in acked.items():
+        assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == body, key
+    keys = list(acked) + ["small"]
+    for i in range(0, len(keys), 1000):
+        s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]]})
+    s3.delete_bucket(Bucket=bucket)
+
+
+def test_https_terminated_at_the_ingress(t, gateway, tmp_path):
+    """docs/deploy.md's HTTPS at HAProxy, as written there: a `bind ... ssl
+    crt` line added to the `s3` frontend. HAProxy says X-Forwarded-Proto
+    https, the instances trust it from 127.0.0.1 (frontend.trusted_proxies):
+    an object that a bucket policy serves only over TLS
+    (aws:SecureTransport) is read through the ingress's HTTPS port and
+    refused through its HTTP port and by an instance's own."""
+    if t.name != "rsgw-local":
+        pytest.skip("the ingress and the frontend are the same for every backend")
+    cert, key = make_cert(tmp_path, "ingress", "ingress")
+    pem = tmp_path / "ingress.pem"
+    pem.write_bytes(cert.read_bytes() + key.read_bytes())
+    tls_port = free_port()
+    plain = '    bind "${INGRESS_BIND}:${INGRESS_PORT}"\n'
+    config = CFG.read_text()
+    assert plain in config
+    config = config.replace(plain, plain + f'    bind "${{INGRESS_BIND}}:{tls_port}" ssl crt {pem} alpn http/1.1\n')
+    instances = [gateway("a", frontend=FRONTEND), gateway("b", frontend=FRONTEND)]
+    with haproxy(tmp_path, instances, config) as port:
+        wait_for_port(tls_port)
+        s3 = client(f"http://127.0.0.1:{port}")
+        bucket = f"ingress-tls-{uuid.uuid4().hex[:12]}"
+        s3.create_bucket(Bucket=bucket)
+        s3.put_object(Bucket=bucket, Key="page.html", Body=b"<p>tls</p>")
+        s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+            "Resource": f"arn:aws:s3:::{bucket}/*", "Condition": {"Bool": {"aws:SecureTransport": "true"}}}]}))
+        ctx = ssl.create_default_context(cafile=str(cert))
+
+        def get(url):
+            try:
+                with urllib.request.urlopen(url, timeout=15, context=ctx if url.startswith("https") else None) as r:
+                    return r.status, r.read()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read()
+
+        # each of the two instances answers through the ingress
+        for _ in range(4):
+            assert get(f"https://127.0.0.1:{tls_port}/{bucket}/page.html") == (200, b"<p>tls</p>")
+        for g in instances:
+            assert 'rsgw_requests_total{op="GetObject"' in g.metrics(), f"{g.name} served nothing"
+        assert get(f"http://127.0.0.1:{port}/{bucket}/page.html")[0] == 403
+        assert get(f"http://127.0.0.1:{instances[0].port}/{bucket}/page.html")[0] == 403
+        s3.delete_object(Bucket=bucket, Key="page.html")
+        s3.delete_bucket(Bucket=bucket)

@@ -5,6 +5,7 @@ TLS 1.2 and 1.3 with ALPN http/1.1, session resumption, the certificate
 replaced on SIGHUP without dropping a connection, a handshake that never
 comes cut like a slowloris, and clear errors for unusable files."""
 import os
+import shutil
 import signal
 import socket
 import ssl
@@ -18,7 +19,7 @@ import boto3
 import botocore.config
 import pytest
 
-from rsgw_gateway import free_port, make_cert, metric
+from rsgw_gateway import free_port, make_cert, make_expired_cert, metric
 
 
 def start_tls(t, gateway, tmp_path, name, request_timeout_ms):
@@ -159,6 +160,105 @@ def test_a_handshake_that_never_comes_is_cut(tls_gateway):
     s = connect(g, context(g.cert))
     assert request(s) == "403"
     s.close()
+
+
+def test_unusable_certificates_on_reload_keep_the_current_one(patient_tls_gateway, tmp_path):
+    """An expired certificate, or one whose key is another's, is refused on
+    SIGHUP with a log line that says why; the one in use stays."""
+    g = patient_tls_gateway
+    ctx = context(g.cert)
+    expired_cert, expired_key = make_expired_cert(tmp_path, "expired", "rsgw-expired")
+    other_cert, _ = make_cert(tmp_path, "other", "rsgw-other")
+    original_cert, original_key = g.cert.read_bytes(), g.key.read_bytes()
+    cases = [((expired_cert, expired_key), "expired at 2020-01-02"), ((other_cert, g.key), "TLS configuration")]
+    for n, ((cert, key), why) in enumerate(cases, start=1):
+        g.cert.write_bytes(cert.read_bytes())
+        g.key.write_bytes(key.read_bytes())
+        os.kill(g.pid, signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        # counted, then logged
+        while metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="failed"}') < n or why not in g.log_text():
+            assert time.monotonic() < deadline, (f"the failed reload ({why}) was not counted and logged",
+                                                 g.log_text()[-2000:])
+            time.sleep(0.1)
+        s = connect(g, ctx)
+        assert peer_cn(s) == "rsgw-one" and request(s) == "403"
+        s.close()
+        g.cert.write_bytes(original_cert)
+        g.key.write_bytes(original_key)
+    assert metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="ok"}') == 0
+
+
+def test_plaintext_and_garbage_on_the_tls_port(tls_gateway):
+    """What is no TLS handshake is answered with at most a TLS alert and
+    the connection closed at once; never an HTTP answer, never a hang."""
+    g = tls_gateway
+    before = metric(g.metrics(), "rsgw_tls_handshake_failures_total")
+    sends = [
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",  # plain HTTP to the HTTPS port
+        bytes.fromhex("16030100ff") + os.urandom(255),  # a handshake record of noise
+        os.urandom(64),
+    ]
+    for data in sends:
+        s = socket.create_connection(("127.0.0.1", g.ssl_port), timeout=10)
+        started = time.monotonic()
+        s.sendall(data)
+        got = b""
+        while chunk := s.recv(4096):
+            got += chunk
+        assert time.monotonic() - started < 5, data[:16]
+        # nothing, or TLS alert records (content type 21)
+        assert got == b"" or got[0] == 0x15, (data[:16], got[:32])
+        s.close()
+    deadline = time.monotonic() + 5
+    while metric(g.metrics(), "rsgw_tls_handshake_failures_total") < before + len(sends):
+        assert time.monotonic() < deadline, "failed handshakes not counted"
+        time.sleep(0.05)
+    s = connect(g, context(g.cert))
+    assert request(s) == "403"
+    s.close()
+
+
+def test_command_line_clients_over_https(tls_gateway, tmp_path):
+    """The aws CLI with --ca-bundle, s3cmd with its ca_certs_file and curl
+    with --cacert, each verifying the certificate."""
+    g = tls_gateway
+    endpoint = f"https://127.0.0.1:{g.ssl_port}"
+    ak, sk = os.environ["ALICE_AK"], os.environ["ALICE_SK"]
+    bucket = f"tls-cli-{uuid.uuid4().hex[:12]}"
+    src = tmp_path / "hello.txt"
+    src.write_bytes(b"hello over https\n")
+    cfg = tmp_path / "aws-config"
+    cfg.write_text("[default]\nregion = us-east-1\ns3 =\n    addressing_style = path\n")
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=ak, AWS_SECRET_ACCESS_KEY=sk, AWS_CONFIG_FILE=str(cfg),
+               AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+    env.pop("AWS_CA_BUNDLE", None)
+
+    def run(cmd):
+        r = subprocess.run(cmd, env=env, capture_output=True, timeout=120)
+        assert r.returncode == 0, f"{cmd} failed:\n{r.stdout.decode()}\n{r.stderr.decode()}"
+        return r.stdout
+
+    aws = ["python3", "-m", "awscli", "--endpoint-url", endpoint, "--ca-bundle", str(g.cert)]
+    run(aws + ["s3", "mb", f"s3://{bucket}"])
+    run(aws + ["s3", "cp", str(src), f"s3://{bucket}/aws.txt"])
+    # without the CA the CLI refuses the certificate
+    r = subprocess.run(aws[:-2] + ["s3", "ls", f"s3://{bucket}"], env=env, capture_output=True, timeout=120)
+    assert r.returncode != 0 and b"SSL" in r.stderr, r.stderr
+    s3cfg = tmp_path / "s3cfg"
+    host = f"127.0.0.1:{g.ssl_port}"
+    s3cfg.write_text(f"[default]\naccess_key = {ak}\nsecret_key = {sk}\nhost_base = {host}\nhost_bucket = {host}\n"
+                     f"use_https = True\ncheck_ssl_certificate = True\nca_certs_file = {g.cert}\n"
+                     "signature_v2 = False\nbucket_location = us-east-1\n")
+    s3cmd = [shutil.which("s3cmd") or "s3cmd", "-c", str(s3cfg)]
+    run(s3cmd + ["put", str(src), f"s3://{bucket}/s3cmd.txt"])
+    assert b"aws.txt" in run(s3cmd + ["ls", f"s3://{bucket}"])
+    curl = ["curl", "-sS", "--fail-with-body", "--cacert", str(g.cert), "--aws-sigv4", "aws:amz:us-east-1:s3",
+            "--user", f"{ak}:{sk}", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
+    assert run(curl + [f"{endpoint}/{bucket}/s3cmd.txt"]) == b"hello over https\n"
+    run(curl + ["-X", "PUT", "--data-binary", "@" + str(src), f"{endpoint}/{bucket}/curl.txt"])
+    assert run(aws + ["s3", "cp", f"s3://{bucket}/curl.txt", "-"]) == b"hello over https\n"
+    run(aws + ["s3", "rb", "--force", f"s3://{bucket}"])
 
 
 def test_unusable_certificate_files_stop_the_start(t, gateway, tmp_path):

@@ -55,6 +55,27 @@ def make_cert(directory, name, cn):
     return cert, key
 
 
+def make_expired_cert(directory, name, cn):
+    """A self-signed certificate for 127.0.0.1 that was valid for one day
+    in 2020 (openssl ca, as openssl req cannot date one in the past): (cert
+    path, key path)."""
+    ca = directory / f"{name}-ca"
+    ca.mkdir()
+    (ca / "index.txt").write_text("")
+    (ca / "serial").write_text("01\n")
+    (ca / "ca.cnf").write_text(f"[ca]\ndefault_ca = d\n[d]\ndatabase = {ca}/index.txt\nnew_certs_dir = {ca}\n"
+                               f"serial = {ca}/serial\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\n"
+                               "[p]\ncommonName = supplied\n")
+    cert, key, csr = directory / f"{name}.crt", directory / f"{name}.key", ca / "req.csr"
+    subprocess.run(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(csr), "-subj", f"/CN={cn}",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    subprocess.run(["openssl", "ca", "-config", str(ca / "ca.cnf"), "-selfsign", "-keyfile", str(key),
+                    "-in", str(csr), "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-batch",
+                    "-notext", "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
 def free_ports(n=1):
     """`n` distinct free TCP ports on 127.0.0.1 (held together while chosen)."""
     socks = []

@@ -90,6 +90,97 @@ impl Tls {
     }
 }
 
+/// Seconds since the Unix epoch, now.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// One DER element at the start of `b`: (tag, contents, what follows).
+fn der(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, b) = b.split_first()?;
+    let (&first, b) = b.split_first()?;
+    let (len, b) = if first < 0x80 {
+        (usize::from(first), b)
+    } else {
+        let n = usize::from(first & 0x7f);
+        if n == 0 || n > 4 || b.len() < n {
+            return None;
+        }
+        let (len, rest) = b.split_at(n);
+        (
+            len.iter().fold(0usize, |a, &x| a << 8 | usize::from(x)),
+            rest,
+        )
+    };
+    (b.len() >= len).then(|| (tag, &b[..len], &b[len..]))
+}
+
+/// The end of a certificate's validity (X.509 `notAfter`), in seconds
+/// since the Unix epoch.
+fn not_after(cert: &[u8]) -> Option<i64> {
+    let (_, cert, _) = der(cert)?;
+    let (_, tbs, _) = der(cert)?;
+    // [0] version, when present; serial number, signature algorithm, issuer
+    let (tag, _, rest) = der(tbs)?;
+    let tbs = if tag == 0xa0 { rest } else { tbs };
+    let (_, _, tbs) = der(tbs)?;
+    let (_, _, tbs) = der(tbs)?;
+    let (_, _, tbs) = der(tbs)?;
+    let (_, validity, _) = der(tbs)?;
+    let (_, _, validity) = der(validity)?;
+    let (tag, time, _) = der(validity)?;
+    let time = std::str::from_utf8(time).ok()?.strip_suffix('Z')?;
+    let digits = |s: &str| -> Option<i64> {
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    // UTCTime YYMMDDHHMMSS (years 1950 to 2049), GeneralizedTime YYYYMMDDHHMMSS
+    let (year, rest) = match (tag, time.len()) {
+        (0x17, 12) => {
+            let yy = digits(&time[..2])?;
+            (if yy < 50 { 2000 + yy } else { 1900 + yy }, &time[2..])
+        }
+        (0x18, 14) => (digits(&time[..4])?, &time[4..]),
+        _ => return None,
+    };
+    let field = |i: usize| digits(rest.get(i..i + 2)?);
+    let (month, day) = (field(0)?, field(2)?);
+    let (hour, minute, second) = (field(4)?, field(6)?, field(8)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second)
+}
+
+/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar
+/// (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A Unix time as `YYYY-MM-DD` (UTC), for messages.
+fn civil(t: i64) -> String {
+    let z = t.div_euclid(86400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 fn file_error(path: &Path, message: impl Into<String>) -> TlsError {
     TlsError::File {
         path: path.to_path_buf(),
@@ -107,8 +198,23 @@ fn build(
         .map_err(|e| file_error(certificate, e.to_string()))?
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| file_error(certificate, e.to_string()))?;
-    if chain.is_empty() {
+    let Some(leaf) = chain.first() else {
         return Err(file_error(certificate, "holds no PEM certificate"));
+    };
+    // rustls serves an expired certificate, which every client refuses:
+    // better keep the one in use (reload) or not start
+    match not_after(leaf) {
+        Some(end) if end < unix_now() => {
+            return Err(file_error(
+                certificate,
+                format!(
+                    "the certificate expired at {} (Unix time {end})",
+                    civil(end)
+                ),
+            ));
+        }
+        Some(_) => {}
+        None => return Err(file_error(certificate, "no readable X.509 validity")),
     }
     let key = PrivateKeyDer::from_pem_file(private_key).map_err(|e| {
         file_error(
@@ -125,4 +231,80 @@ fn build(
     config.ticketer = ticketer.clone();
     config.session_storage = sessions.clone();
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Self-signed by `openssl ca -startdate 20200101000000Z -enddate
+    /// 20200102000000Z` (UTCTime).
+    const EXPIRED: &str = "-----BEGIN CERTIFICATE-----\n\
+MIIBPTCB46ADAgECAgEBMAoGCCqGSM49BAMCMA4xDDAKBgNVBAMMA29sZDAeFw0y\n\
+MDAxMDEwMDAwMDBaFw0yMDAxMDIwMDAwMDBaMA4xDDAKBgNVBAMMA29sZDBZMBMG\n\
+ByqGSM49AgEGCCqGSM49AwEHA0IABEtzwQqqht/juwPN2RDDPtz/RBKi7puN+FGa\n\
++G47XdLpbgncuLWzf2Vdl7/hFb6v51cMq3cvz3BHgn3Yf46LCLCjMjAwMA8GA1Ud\n\
+EQQIMAaHBH8AAAEwHQYDVR0OBBYEFNc7LUKfVwSD+fLRTW0wrU3gNZlxMAoGCCqG\n\
+SM49BAMCA0kAMEYCIQCuejCGgyY8zP/oJmJo2zPbArJwbIpXsVOOUfleXm38JgIh\n\
+AIMrRWyCSjoJIjBil+62aa2XLVxiCsh+kIRSikhNYEZz\n\
+-----END CERTIFICATE-----\n";
+
+    /// The same, to 2051-02-03 04:05:06 (GeneralizedTime from 2050 on).
+    const LATE: &str = "-----BEGIN CERTIFICATE-----\n\
+MIIBBzCBrgIBAjAKBggqhkjOPQQDAjAPMQ0wCwYDVQQDDARsYXRlMCAXDTIwMDEw\n\
+MTAwMDAwMFoYDzIwNTEwMjAzMDQwNTA2WjAPMQ0wCwYDVQQDDARsYXRlMFkwEwYH\n\
+KoZIzj0CAQYIKoZIzj0DAQcDQgAEcoOn1KpVnA0qHjzPqT9sYZsBLsIGsI62kp2O\n\
+nkN0/HrV0x/cWeI6Jr2cCX2LHbV5s40zB8s6Sf/YTFlhMuCvUzAKBggqhkjOPQQD\n\
+AgNIADBFAiAQfkh3XeTIXu0uySLmYT3UOn0s0y09/S16TflLZYwDaAIhAOQzoBZL\n\
+jden+pRYSzuWYgqPWv8ajzjgKz1J5woYGiJT\n\
+-----END CERTIFICATE-----\n";
+
+    fn der_of(pem: &str) -> CertificateDer<'static> {
+        CertificateDer::from_pem_slice(pem.as_bytes()).expect("PEM")
+    }
+
+    #[test]
+    fn validity_ends_are_read_from_the_certificate() {
+        assert_eq!(not_after(&der_of(EXPIRED)), Some(1_577_923_200));
+        assert_eq!(civil(1_577_923_200), "2020-01-02");
+        let late = not_after(&der_of(LATE)).expect("GeneralizedTime");
+        assert_eq!(
+            late,
+            days_from_civil(2051, 2, 3) * 86400 + 4 * 3600 + 5 * 60 + 6
+        );
+        assert_eq!(civil(late), "2051-02-03");
+        for bad in [
+            &b""[..],
+            b"\x30",
+            b"\x30\x03\x30\x01\x00",
+            b"\x30\x84\xff\xff\xff\xff",
+        ] {
+            assert_eq!(not_after(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn days_from_civil_matches_the_calendar() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        for t in [0, 951_782_400, 4_107_542_400, -86_400] {
+            let d = t / 86400;
+            let s = civil(t);
+            let (y, m, dd) = (&s[..4], &s[5..7], &s[8..]);
+            let parse = |v: &str| v.parse::<i64>().expect("digits");
+            assert_eq!(days_from_civil(parse(y), parse(m), parse(dd)), d, "{s}");
+        }
+    }
+
+    #[test]
+    fn an_expired_certificate_is_refused() {
+        let dir = std::env::temp_dir().join(format!("rsgw-tls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let cert = dir.join("expired.pem");
+        std::fs::write(&cert, EXPIRED).expect("write");
+        let e = Tls::load(&cert, &cert).err().expect("refused");
+        assert!(e.to_string().contains("expired at 2020-01-02"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

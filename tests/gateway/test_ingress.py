@@ -11,7 +11,9 @@ import json
 import os
 import pathlib
 import shutil
+import socket
 import ssl
+import struct
 import subprocess
 import threading
 import time
@@ -172,3 +174,106 @@ def test_https_terminated_at_the_ingress(t, gateway, tmp_path):
         assert get(f"http://127.0.0.1:{instances[0].port}/{bucket}/page.html")[0] == 403
         s3.delete_object(Bucket=bucket, Key="page.html")
         s3.delete_bucket(Bucket=bucket)
+
+
+def proxy_v2(client_ip, client_port=4711):
+    """A PROXY protocol v2 header for a TCP/IPv4 connection from
+    `client_ip`, as HAProxy's send-proxy-v2 writes it."""
+    block = socket.inet_aton(client_ip) + socket.inet_aton("127.0.0.1") + struct.pack(">HH", client_port, 443)
+    return b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x21, 0x11]) + struct.pack(">H", len(block)) + block
+
+
+def raw_get(port, path, prefix=b"", source="127.0.0.2"):
+    """A GET sent from `source` after `prefix`: the status, or None when
+    the connection is closed without an answer."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+    s.sendall(prefix + f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+    data = b""
+    try:
+        while chunk := s.recv(4096):
+            data += chunk
+    except ConnectionResetError:
+        # closed with the request unread: the kernel resets the connection
+        pass
+    s.close()
+    return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else None
+
+
+def test_proxy_protocol_through_a_tcp_ingress(t, gateway, tmp_path):
+    """docs/deploy.md's TLS passed through the ingress: HAProxy balances TCP
+    to an instance's HTTPS listener with send-proxy-v2 (from 127.0.0.2, the
+    instance's only trusted proxy) and the instance (frontend.proxy_protocol)
+    takes the client's address from the header: a bucket policy on
+    aws:SourceIp and aws:SecureTransport sees the client over TLS, not the
+    ingress. Headers sent by hand stand for remote clients; a trusted proxy's
+    connection without one is closed, and from any other peer a header is
+    no header."""
+    if t.name != "rsgw-local":
+        pytest.skip("the ingress and the frontend are the same for every backend")
+    exe = shutil.which("haproxy")
+    assert exe, "haproxy is missing (tests/apt-packages.txt)"
+    cert, key = make_cert(tmp_path, "server", "rsgw")
+    ssl_port = free_port()
+    g = gateway("pp", frontend=f'trusted_proxies = ["127.0.0.2"]\nproxy_protocol = true\n'
+                               f'ssl_endpoints = ["127.0.0.1:{ssl_port}"]\nssl_certificate = "{cert}"\n'
+                               f'ssl_private_key = "{key}"\n')
+    s3 = client(g.url)  # from 127.0.0.1: no header expected
+    bucket = f"ingress-pp-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="k", Body=b"through the proxy")
+    arn = f"arn:aws:s3:::{bucket}/*"
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": arn,
+         "Condition": {"IpAddress": {"aws:SourceIp": "198.51.100.0/24"}}},
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": arn,
+         "Condition": {"IpAddress": {"aws:SourceIp": "127.0.0.1/32"}, "Bool": {"aws:SecureTransport": "true"}}},
+    ]}))
+    path = f"/{bucket}/k"
+    # from the trusted proxy: the header names the client
+    assert raw_get(g.port, path, proxy_v2("198.51.100.7")) == 200
+    assert raw_get(g.port, path, proxy_v2("203.0.113.9")) == 403
+    # a LOCAL header (the proxy's own health check): the proxy is the client
+    local = b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x20, 0x00, 0x00, 0x00])
+    assert raw_get(g.port, path, local) == 403
+    # without a header, or with a version 1 line: closed, counted
+    before = g.metric("rsgw_proxy_header_failures_total")
+    assert raw_get(g.port, path) is None
+    assert raw_get(g.port, path, b"PROXY TCP4 198.51.100.7 127.0.0.1 4711 443\r\n") is None
+    deadline = time.monotonic() + 5
+    while g.metric("rsgw_proxy_header_failures_total") < before + 2:
+        assert time.monotonic() < deadline, "closed connections not counted"
+        time.sleep(0.05)
+    # from a peer that is no trusted proxy a header is not read as one
+    assert raw_get(g.port, path, proxy_v2("198.51.100.7"), source="127.0.0.1") != 200
+    # HAProxy in TCP mode, TLS passed through to the instance
+    port = free_port()
+    config = f"""
+global
+    log stdout format raw local0 notice
+defaults
+    mode tcp
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+frontend s3s
+    bind 127.0.0.1:{port}
+    default_backend rsgw_tls
+backend rsgw_tls
+    server pp 127.0.0.1:{ssl_port} send-proxy-v2 source 127.0.0.2
+"""
+    cfg = tmp_path / "haproxy-tcp.cfg"
+    cfg.write_text(config)
+    log = open(tmp_path / "haproxy-tcp.log", "wb")
+    proc = subprocess.Popen([exe, "-db", "-f", str(cfg)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port)
+        ctx = ssl.create_default_context(cafile=str(cert))
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}{path}", timeout=15, context=ctx) as r:
+            assert (r.status, r.read()) == (200, b"through the proxy")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+    s3.delete_bucket_policy(Bucket=bucket)
+    s3.delete_object(Bucket=bucket, Key="k")
+    s3.delete_bucket(Bucket=bucket)

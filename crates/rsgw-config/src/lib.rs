@@ -180,6 +180,12 @@ pub struct FrontendConfig {
     /// address and scheme; from any other peer these headers are ignored.
     /// Default empty.
     pub trusted_proxies: Vec<String>,
+    /// Connections from `trusted_proxies` begin with a PROXY protocol v2
+    /// header (HAProxy's `send-proxy-v2`, for an ingress that balances TCP
+    /// and passes TLS through): the address it names is the client's. A
+    /// connection from a trusted proxy without one is closed; other peers
+    /// connect as they are. Default false.
+    pub proxy_protocol: bool,
     /// Largest request header section in bytes (names and values), like
     /// Beast's `max_header_size`; larger ones get `400
     /// RequestHeaderSectionTooLarge`. Default 16384, at most 1048576.
@@ -231,6 +237,7 @@ impl Default for FrontendConfig {
             ssl_certificate: std::path::PathBuf::new(),
             ssl_private_key: std::path::PathBuf::new(),
             trusted_proxies: Vec::new(),
+            proxy_protocol: false,
             max_header_size: 16384,
             backlog: 4096,
             request_timeout_ms: 65_000,
@@ -429,6 +436,13 @@ impl Config {
             return Err(ConfigError::Value {
                 key: "frontend.ssl_certificate",
                 message: "frontend.ssl_endpoints need a certificate (PEM file)".into(),
+            });
+        }
+        if self.frontend.proxy_protocol && self.frontend.trusted_proxies.is_empty() {
+            return Err(ConfigError::Value {
+                key: "frontend.proxy_protocol",
+                message: "needs frontend.trusted_proxies: the proxies whose PROXY headers are read"
+                    .into(),
             });
         }
         if self.frontend.backlog == 0 {

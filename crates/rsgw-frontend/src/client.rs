@@ -91,7 +91,8 @@ impl TrustedProxies {
             .map(TrustedProxies)
     }
 
-    fn contains(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` is one of the trusted proxies.
+    pub fn contains(&self, ip: IpAddr) -> bool {
         self.0.iter().any(|n| n.contains(ip))
     }
 

@@ -25,6 +25,7 @@ pub mod limits;
 pub mod listener;
 pub mod metrics;
 pub mod pool;
+pub mod proxy_protocol;
 pub mod server;
 pub mod service;
 pub mod tls;

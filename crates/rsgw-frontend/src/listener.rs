@@ -11,9 +11,11 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::{TcpListener, TcpSocket};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{Semaphore, watch};
+use tokio_rustls::TlsAcceptor;
 
+use crate::client::TrustedProxies;
 use crate::handler::Handler;
 use crate::metrics::Metrics;
 use crate::service::FrontendService;
@@ -66,6 +68,9 @@ pub struct ConnSettings {
     pub max_connections: Option<Arc<Semaphore>>,
     /// hyper's read buffer limit ([`read_buffer_limit`]).
     pub read_buffer: usize,
+    /// With `frontend.proxy_protocol`: the proxies whose connections begin
+    /// with a PROXY protocol v2 header.
+    pub proxy_protocol: Option<Arc<TrustedProxies>>,
 }
 
 /// Accepts connections until `stop` turns true, serving each with `service`;
@@ -131,34 +136,69 @@ pub async fn accept_loop<H: Handler>(
         let metrics = metrics.clone();
         let acceptor = tls.as_ref().map(|t| t.acceptor());
         tokio::spawn(async move {
-            match acceptor {
-                None => {
-                    let service = service.for_connection(peer, false);
-                    serve(stream, service, watcher, &settings, peer).await;
-                }
-                Some(acceptor) => {
-                    let handshake = acceptor.accept(stream);
-                    let done = match settings.request_timeout {
-                        Some(t) => tokio::time::timeout(t, handshake)
-                            .await
-                            .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into())),
-                        None => handshake.await,
-                    };
-                    match done {
-                        Ok(stream) => {
-                            let service = service.for_connection(peer, true);
-                            serve(stream, service, watcher, &settings, peer).await;
-                        }
-                        Err(e) => {
-                            metrics.tls_handshake_failures.inc();
-                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                        }
-                    }
-                }
-            }
+            connection(
+                stream, peer, acceptor, service, watcher, &settings, &metrics,
+            )
+            .await;
             metrics.connections_open.dec();
             drop(slot);
         });
+    }
+}
+
+/// `step` within the request timeout (the time a request's headers may
+/// take), so that a peer that stalls before its request is cut like one
+/// that stalls within it.
+async fn within<T, E: From<std::io::Error>>(
+    settings: &ConnSettings,
+    step: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    match settings.request_timeout {
+        Some(t) => tokio::time::timeout(t, step)
+            .await
+            .unwrap_or_else(|_| Err(std::io::Error::from(std::io::ErrorKind::TimedOut).into())),
+        None => step.await,
+    }
+}
+
+/// One accepted connection: its PROXY header when it comes from a proxy
+/// that sends one, its TLS handshake on an HTTPS listener, then HTTP.
+async fn connection<H: Handler>(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    acceptor: Option<TlsAcceptor>,
+    service: FrontendService<H>,
+    watcher: Watcher,
+    settings: &ConnSettings,
+    metrics: &Metrics,
+) {
+    let peer = match &settings.proxy_protocol {
+        Some(proxies) if proxies.contains(peer.ip()) => {
+            match within(settings, crate::proxy_protocol::read_header(&mut stream)).await {
+                Ok(client) => client.unwrap_or(peer),
+                Err(e) => {
+                    metrics.proxy_header_failures.inc();
+                    tracing::warn!(%peer, error = %e, "connection from a trusted proxy closed");
+                    return;
+                }
+            }
+        }
+        _ => peer,
+    };
+    let Some(acceptor) = acceptor else {
+        let service = service.for_connection(peer, false);
+        serve(stream, service, watcher, settings, peer).await;
+        return;
+    };
+    match within(settings, acceptor.accept(stream)).await {
+        Ok(stream) => {
+            let service = service.for_connection(peer, true);
+            serve(stream, service, watcher, settings, peer).await;
+        }
+        Err(e) => {
+            metrics.tls_handshake_failures.inc();
+            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+        }
     }
 }
 

@@ -123,6 +123,9 @@ pub struct Metrics {
     pub connection_cap_waits: Counter,
     /// TLS handshakes that failed or timed out.
     pub tls_handshake_failures: Counter,
+    /// Connections from a trusted proxy closed for a missing, malformed
+    /// or late PROXY protocol header.
+    pub proxy_header_failures: Counter,
     /// Certificate reloads, by outcome: succeeded, failed.
     pub tls_reloads: [Counter; 2],
 }
@@ -147,6 +150,7 @@ impl Metrics {
             accept_errors: Counter::default(),
             connection_cap_waits: Counter::default(),
             tls_handshake_failures: Counter::default(),
+            proxy_header_failures: Counter::default(),
             tls_reloads: Default::default(),
         }
     }
@@ -302,6 +306,12 @@ impl Metrics {
             "counter",
             "TLS handshakes that failed or took longer than frontend.request_timeout_ms.",
             self.tls_handshake_failures.get().to_string(),
+        );
+        one(
+            "rsgw_proxy_header_failures_total",
+            "counter",
+            "Connections from a trusted proxy closed for a missing, malformed or late PROXY protocol v2 header (frontend.proxy_protocol).",
+            self.proxy_header_failures.get().to_string(),
         );
         let _ = writeln!(
             out,

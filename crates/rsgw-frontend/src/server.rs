@@ -160,6 +160,7 @@ where
         (fe.request_timeout_ms > 0).then(|| Duration::from_millis(fe.request_timeout_ms));
     let trusted = TrustedProxies::parse(&fe.trusted_proxies)
         .map_err(|e| FrontendError::Config(format!("frontend.trusted_proxies: {e}")))?;
+    let proxy_protocol = fe.proxy_protocol.then(|| Arc::new(trusted.clone()));
     let service = FrontendService::new(
         handler,
         body_timeout,
@@ -199,6 +200,7 @@ where
         max_connections: (fe.max_connections > 0)
             .then(|| Arc::new(Semaphore::new(fe.max_connections))),
         read_buffer: crate::listener::read_buffer_limit(fe.max_header_size),
+        proxy_protocol,
     };
     let tls = if fe.ssl_endpoints.is_empty() {
         None

@@ -113,6 +113,7 @@ impl Harness {
             &["web.test".into()],
             "default",
             16 << 10,
+            rsgw_config::S3Config::default().post_form_fields_max as usize,
         )
         .expect("service");
         // the layers rsgw serve puts in front, with their defaults

@@ -72,7 +72,8 @@ measure() {
       /^Non-2xx responses/ {non2xx = $3}
       /^  50%/ {p50 = $2}
       /^  99%/ {p99 = $2}
-      /^SSL\/TLS Protocol/ {proto = $3}
+      # "TLSv1.3,TLS_AES_128_GCM_SHA256,256,128": the version and the suite
+      /^SSL\/TLS Protocol/ {split($3, p, ","); proto = p[1] "/" p[2]}
       END {printf "%s %s %.0f %s %s %d %d %.3f %s\n", name, load, rps, p50, p99, failed, non2xx, ticks / hz / n * 10000, proto ? proto : "-"}
     ' <<<"$out" | tee -a "$results"
   done

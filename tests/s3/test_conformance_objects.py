@@ -880,8 +880,11 @@ def test_object_operations_rsgw_does_not_implement(t, bucket):
         "GetObjectAttributes": ("GET", "k?attributes", {"x-amz-object-attributes": "ETag"}, b"", (200, None)),
         "RestoreObject": ("POST", "k?restore", {}, b"<RestoreRequest><Days>1</Days></RestoreRequest>",
                           (501, "NotImplemented")),
-        # radosgw runs S3 Select
-        "SelectObjectContent": ("POST", "k?select&select-type=2", {}, SELECT, (200, None)),
+        # radosgw runs S3 Select, and afterwards refuses every POST form's
+        # policy as malformed JSON until it restarts (16.2.15: the radosgw
+        # runs of test_post_object.py all failed after this call): asked of
+        # rsgw only, and radosgw's 200 is kept in docs/s3.md
+        "SelectObjectContent": ("POST", "k?select&select-type=2", {}, SELECT, None),
         # radosgw: the bucket has no object lock
         "GetObjectLegalHold": ("GET", "k?legal-hold", {}, b"", (400, "InvalidRequest")),
         "PutObjectLegalHold": ("PUT", "k?legal-hold", {}, b"<LegalHold><Status>ON</Status></LegalHold>",
@@ -893,6 +896,8 @@ def test_object_operations_rsgw_does_not_implement(t, bucket):
         "GetObjectTorrent": ("GET", "k?torrent", {}, b"", (400, "InvalidArgument")),
     }
     for op, (method, path, headers, body, radosgw) in calls.items():
+        if t.is_radosgw and radosgw is None:
+            continue
         got = _answer(t, method, f"/{bucket}/{path}", headers, body)
         assert got == (radosgw if t.is_radosgw else (501, "NotImplemented")), op
     assert t.alice.get_object(Bucket=bucket, Key="k")["Body"].read() == b"a,b\n"

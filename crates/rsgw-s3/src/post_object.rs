@@ -30,11 +30,13 @@ use crate::uri::encode;
 /// begins is known.
 const TAP_ROOM: usize = 4 << 10;
 
-/// The start of a POST form's body, copied as s3s reads it, and the most
-/// bytes the fields before the file may take (`s3.post_form_fields_max`).
+/// The start of a POST form's body, copied as s3s reads it, the form's
+/// boundary, and the most bytes the fields before the file may take
+/// (`s3.post_form_fields_max`).
 #[derive(Clone)]
 pub(crate) struct FormTap {
     kept: Arc<Mutex<Vec<u8>>>,
+    boundary: Arc<str>,
     limit: usize,
 }
 
@@ -85,11 +87,13 @@ impl FormTap {
     /// extensions, where [`post_object`] and [`refusal`] find it. Other
     /// requests pass untouched. `limit` is `s3.post_form_fields_max`.
     pub(crate) fn wrap(req: http::Request<Body>, limit: usize) -> http::Request<Body> {
-        if req.method() != http::Method::POST || boundary(req.headers()).is_none() {
+        let Some(boundary) = boundary(req.headers()).filter(|_| req.method() == http::Method::POST)
+        else {
             return req;
-        }
+        };
         let tap = FormTap {
             kept: Arc::default(),
+            boundary: boundary.into(),
             limit,
         };
         let (mut parts, body) = req.into_parts();
@@ -98,10 +102,10 @@ impl FormTap {
         http::Request::from_parts(parts, Body::from(stream))
     }
 
-    /// What the form's start shows, read against the request's boundary.
-    fn read(&self, headers: &http::HeaderMap) -> FormStart {
+    /// What the form's start shows.
+    fn read(&self) -> FormStart {
         let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        boundary(headers).map_or(FormStart::NoFile, |b| form_start(&kept, &b, self.limit))
+        form_start(&kept, &self.boundary, self.limit)
     }
 }
 
@@ -192,11 +196,10 @@ fn too_long(limit: usize) -> (http::StatusCode, &'static str, String) {
 /// `400 IncorrectNumberOfFilesInPostRequest`.
 pub(crate) fn refusal(
     tap: &FormTap,
-    headers: &http::HeaderMap,
     code: &str,
     message: &str,
 ) -> Option<(http::StatusCode, &'static str, String)> {
-    let form = tap.read(headers);
+    let form = tap.read();
     if form == FormStart::TooLong {
         return Some(too_long(tap.limit));
     }
@@ -329,7 +332,7 @@ pub(crate) async fn post_object(
         .extensions
         .get::<FormTap>()
         .ok_or_else(|| s3_error!(InternalError, "a POST form was not tapped"))?;
-    let (fields, filename) = match tap.read(&req.headers) {
+    let (fields, filename) = match tap.read() {
         FormStart::Fields(fields, filename) => (fields, filename),
         FormStart::TooLong => {
             let (status, code, message) = too_long(tap.limit);
@@ -513,23 +516,19 @@ mod tests {
     fn refusals_are_s3_answers() {
         let tap = |body: Vec<u8>| FormTap {
             kept: Arc::new(Mutex::new(body)),
+            boundary: "XyZ".into(),
             limit: 1024,
         };
-        let mut h = http::HeaderMap::new();
-        h.insert(
-            http::header::CONTENT_TYPE,
-            "multipart/form-data; boundary=XyZ".parse().expect("value"),
-        );
         let with_key = tap(form(&[("key", None, "k"), ("file", Some("f"), "D")]));
         let without_key = tap(form(&[("acl", None, "private"), ("file", Some("f"), "D")]));
         let failed = "Policy condition 'eq' for field 'key' failed: expected 'a', got 'k'";
-        let got = refusal(&with_key, &h, "InvalidPolicyDocument", failed).expect("mapped");
+        let got = refusal(&with_key, "InvalidPolicyDocument", failed).expect("mapped");
         assert_eq!(
             (got.0, got.1),
             (http::StatusCode::FORBIDDEN, "AccessDenied")
         );
         assert!(got.2.ends_with(failed), "{}", got.2);
-        let got = refusal(&without_key, &h, "InvalidPolicyDocument", failed).expect("mapped");
+        let got = refusal(&without_key, "InvalidPolicyDocument", failed).expect("mapped");
         assert_eq!(
             (got.0, got.1),
             (http::StatusCode::BAD_REQUEST, "InvalidArgument")
@@ -538,16 +537,14 @@ mod tests {
         assert!(
             refusal(
                 &with_key,
-                &h,
                 "InvalidPolicyDocument",
                 "failed to parse POST policy"
             )
             .is_none()
         );
-        assert!(refusal(&with_key, &h, "SignatureDoesNotMatch", "x").is_none());
+        assert!(refusal(&with_key, "SignatureDoesNotMatch", "x").is_none());
         let got = refusal(
             &tap(form(&[("key", None, "k")])),
-            &h,
             "MalformedPOSTRequest",
             "",
         )
@@ -557,7 +554,7 @@ mod tests {
             ("key", None, &"k".repeat(2000)),
             ("file", Some("f"), "D"),
         ]));
-        let got = refusal(&long, &h, "InvalidPolicyDocument", failed).expect("mapped");
+        let got = refusal(&long, "InvalidPolicyDocument", failed).expect("mapped");
         assert_eq!(got.1, "MaxPostPreDataLengthExceededError");
     }
 

@@ -99,7 +99,6 @@ fn error_response(
 fn form_refusal(
     resp: &http::Response<Body>,
     tap: &FormTap,
-    headers: &http::HeaderMap,
 ) -> Option<(http::StatusCode, &'static str, String)> {
     if !resp.status().is_client_error() {
         return None;
@@ -112,7 +111,6 @@ fn form_refusal(
     };
     crate::post_object::refusal(
         tap,
-        headers,
         element("Code")?,
         element("Message").unwrap_or_default(),
     )
@@ -250,21 +248,16 @@ impl RequestIdService {
             )
         } else {
             let req = FormTap::wrap(req, self.post_form_fields_max);
-            let form = req
-                .extensions()
-                .get::<FormTap>()
-                .map(|tap| (tap.clone(), req.headers().clone()));
+            let tap = req.extensions().get::<FormTap>().cloned();
             match self.inner.call(req).await {
                 Ok(mut r) => match r.extensions_mut().remove::<PostReply>() {
                     Some(reply) => reply.response(),
-                    None => {
-                        match form.and_then(|(tap, headers)| form_refusal(&r, &tap, &headers)) {
-                            Some((status, code, message)) => {
-                                error_response(status, code, &message, &id)
-                            }
-                            None => r,
+                    None => match tap.and_then(|tap| form_refusal(&r, &tap)) {
+                        Some((status, code, message)) => {
+                            error_response(status, code, &message, &id)
                         }
-                    }
+                        None => r,
+                    },
                 },
                 Err(e) => {
                     tracing::error!(request_id = %id, error = ?e, "request failed inside s3s");

@@ -105,6 +105,19 @@ podman run --rm --network host "${mounts[@]}" "${store_env[@]}" "$image" \
   podman run --rm --network host "${mounts[@]}" "${store_env[@]}" "$image" \
     admin user create --uid ct --display-name "container test" --access-key "$AK" --secret-key "$SK" >/dev/null
 
+# run_gateway a|b: gateway a or b with docker/compose.yml's settings,
+# started with podman run (RSGW_TEST_COMPOSE=no)
+run_gateway() {
+  local name=${project}_rsgw-${1}_1 cpus_var=RSGW_${1^^}_CPUS port_var=RSGW_${1^^}_PORT
+  local admin_var=RSGW_${1^^}_ADMIN_PORT
+  podman run -d --name "$name" --network host --cpuset-cpus "${!cpus_var}" \
+    --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
+    "${mounts[@]}" "${store_env[@]}" \
+    -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:${!port_var}\"]" \
+    -e RSGW_FRONTEND_DRAIN_NOTICE_MS=3000 -e RSGW_FRONTEND_TRUSTED_PROXIES='["127.0.0.1"]' \
+    -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
+}
+
 echo "== two pinned gateways and the ingress (docs/deploy.md, step 5)"
 if [[ $compose == yes ]]; then
   if ! podman-compose -f docker/compose.yml -p "$project" up -d >"$work/compose.log" 2>&1 ||
@@ -117,14 +130,7 @@ else
   echo "RSGW_TEST_COMPOSE=no: podman run with docker/compose.yml's settings; compose is not tested"
   # the same settings as docker/compose.yml, service by service
   for s in a b; do
-    name=${project}_rsgw-${s}_1
-    cpus_var=RSGW_${s^^}_CPUS port_var=RSGW_${s^^}_PORT admin_var=RSGW_${s^^}_ADMIN_PORT
-    podman run -d --name "$name" --network host --cpuset-cpus "${!cpus_var}" \
-      --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
-      "${mounts[@]}" "${store_env[@]}" \
-      -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:${!port_var}\"]" \
-      -e RSGW_FRONTEND_DRAIN_NOTICE_MS=3000 -e RSGW_FRONTEND_TRUSTED_PROXIES='["127.0.0.1"]' \
-      -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
+    run_gateway "$s"
   done
   podman run -d --name "$ingress" --network host --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 \
     -e INGRESS_BIND -e INGRESS_PORT -e RSGW_HOST=127.0.0.1 -e RSGW_A_PORT -e RSGW_A_ADMIN_PORT \
@@ -236,16 +242,9 @@ for s in a b; do
     podman-compose -f docker/compose.yml -p "$project" up -d --force-recreate --no-deps "rsgw-$s" >"$work/upgrade.log" 2>&1 ||
       { cat "$work/upgrade.log"; fail "podman-compose could not recreate rsgw-$s"; }
   else
-    name=${project}_rsgw-${s}_1
-    cpus_var=RSGW_${s^^}_CPUS port_var=RSGW_${s^^}_PORT admin_var=RSGW_${s^^}_ADMIN_PORT
-    podman stop -t 40 "$name" >/dev/null 2>&1
-    podman rm "$name" >/dev/null
-    podman run -d --name "$name" --network host --cpuset-cpus "${!cpus_var}" \
-      --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 --stop-timeout 40 \
-      "${mounts[@]}" "${store_env[@]}" \
-      -e RSGW_FRONTEND_ENDPOINTS="[\"$RSGW_BIND:${!port_var}\"]" \
-      -e RSGW_FRONTEND_DRAIN_NOTICE_MS=3000 -e RSGW_FRONTEND_TRUSTED_PROXIES='["127.0.0.1"]' \
-      -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
+    podman stop -t 40 "${project}_rsgw-${s}_1" >/dev/null 2>&1
+    podman rm "${project}_rsgw-${s}_1" >/dev/null
+    run_gateway "$s"
   fi
   admin_var=RSGW_${s^^}_ADMIN_PORT
   for _ in $(seq 300); do

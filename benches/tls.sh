@@ -6,6 +6,10 @@
 #   - `ab -c 1000 -n N`: no keep-alive, so a full TLS handshake (a new
 #     session, ab resumes none) for every request
 #   - `ab -k -c 100 -n N`: keep-alive, the handshake amortised
+#   - `rsgw bench ab -c 1000 -n N`: no keep-alive, a full handshake for
+#     every request as with ab, from a client on every CPU (ab's one
+#     process saturates one CPU at 1,700-1,900 handshakes/s here, before
+#     either server does)
 # then rsgw over plain HTTP under the same loads, for the cost of TLS itself.
 # Prints req/s, p50/p99, failed requests and each server's CPU-seconds per
 # 10,000 requests (utime+stime from /proc/PID/stat), the ratios the HTTPS
@@ -57,14 +61,16 @@ measure() {
   shift 2
   [[ $(curl -sk "$url" | wc -c) == 260 ]] || { echo "$name: the object is not served at $url"; exit 1; }
   ab -q -c 100 -n 2000 "$url" >/dev/null 2>&1 || true # warm-up
-  local load args c0 c1 out
-  for load in "c1000" "k100"; do
+  local load client args c0 c1 out
+  for load in "c1000" "k100" "rc1000"; do
+    client=(ab)
     case $load in
       c1000) args=(-r -s 60 -c 1000 -n "$N") ;;
       k100) args=(-r -s 60 -k -c 100 -n "$N") ;;
+      rc1000) client=("$RSGW" bench ab) args=(-q -s 60 -c 1000 -n "$N") ;;
     esac
     c0=$(cpu_ticks "$@")
-    out=$(ab "${args[@]}" "$url" 2>&1)
+    out=$("${client[@]}" "${args[@]}" "$url" 2>&1)
     c1=$(cpu_ticks "$@")
     awk -v name="$name" -v load="$load" -v ticks=$((c1 - c0)) -v hz="$hz" -v n="$N" '
       /Requests per second/ {rps = $4}
@@ -107,15 +113,17 @@ echo
   echo "| server | load | TLS | req/s | p50 ms | p99 ms | failed | non-2xx | CPU s / 10k req |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
   while read -r name load rps p50 p99 failed non2xx cpu proto; do
-    case $load in c1000) l="ab -c 1000 -n $N" ;; k100) l="ab -k -c 100 -n $N" ;; esac
+    case $load in
+      c1000) l="ab -c 1000 -n $N" ;; k100) l="ab -k -c 100 -n $N" ;; rc1000) l="rsgw bench ab -c 1000 -n $N" ;;
+    esac
     echo "| $name | \`$l\` | $proto | $rps | $p50 | $p99 | $failed | $non2xx | $cpu |"
   done <"$results"
   echo
   awk '
     {rps[$1 " " $2] = $3; cpu[$1 " " $2] = $8}
     END {
-      split("c1000 k100", loads, " ")
-      for (i = 1; i <= 2; i++) {
+      split("c1000 k100 rc1000", loads, " ")
+      for (i = 1; i <= 3; i++) {
         l = loads[i]
         printf "%s: rsgw / radosgw over HTTPS req/s %.2fx (target >= 3x), CPU per request %.2fx (target <= 0.3x); rsgw HTTPS / HTTP CPU per request %.2fx\n",
           l, rps["rsgw-https " l] / rps["radosgw-https " l], cpu["rsgw-https " l] / cpu["radosgw-https " l],
@@ -132,7 +140,7 @@ echo
 {
   echo "server,load,requests,tls,req_per_s,p50_ms,p99_ms,failed,non_2xx,cpu_s_per_10k_req"
   while read -r name load rps p50 p99 failed non2xx cpu proto; do
-    case $load in c1000) l="-c 1000" ;; k100) l="-k -c 100" ;; esac
+    case $load in c1000) l="ab -c 1000" ;; k100) l="ab -k -c 100" ;; rc1000) l="rsgw bench ab -c 1000" ;; esac
     echo "$name,$l,$N,$proto,$rps,$p50,$p99,$failed,$non2xx,$cpu"
   done <"$results"
 } >"$work/results.csv"

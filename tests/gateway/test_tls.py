@@ -4,6 +4,7 @@ S3 clients and presigned URLs over HTTPS beside plain HTTP on one pool,
 TLS 1.2 and 1.3 with ALPN http/1.1, session resumption, the certificate
 replaced on SIGHUP without dropping a connection, a handshake that never
 comes cut like a slowloris, and clear errors for unusable files."""
+import json
 import os
 import shutil
 import signal
@@ -259,6 +260,38 @@ def test_command_line_clients_over_https(tls_gateway, tmp_path):
     run(curl + ["-X", "PUT", "--data-binary", "@" + str(src), f"{endpoint}/{bucket}/curl.txt"])
     assert run(aws + ["s3", "cp", f"s3://{bucket}/curl.txt", "-"]) == b"hello over https\n"
     run(aws + ["s3", "rb", "--force", f"s3://{bucket}"])
+
+
+def test_bench_ab_over_https(tls_gateway, tmp_path):
+    """rsgw bench ab speaks TLS: like ab a full handshake for every
+    connection, sessions resumed with --tls-resume, one handshake per client
+    with keep-alive, and with --cacert a certificate of another server is
+    refused, each connection counted as a failure with its cause."""
+    g = tls_gateway
+    url = f"https://127.0.0.1:{g.ssl_port}/"
+
+    def ab(*args):
+        r = subprocess.run([os.environ.get("RSGW_BIN", "rsgw"), "bench", "ab", "--json", *args, url],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    # anonymous on / is refused: every answer a 403, over TLS
+    r = ab("-c", "4", "-n", "100")
+    assert (r["complete_requests"], r["failed_requests"], r["non_2xx_responses"]) == (100, 0, 100), r
+    assert (r["tls_handshakes_full"], r["tls_handshakes_resumed"]) == (100, 0), r
+    assert r["tls_protocol"].startswith("TLSv1.3,TLS_"), r
+    r = ab("-c", "4", "-n", "100", "--tls-resume", "--cacert", str(g.cert))
+    assert r["failed_requests"] == 0, r
+    assert r["tls_handshakes_full"] + r["tls_handshakes_resumed"] == 100, r
+    assert r["tls_handshakes_resumed"] >= 50, r
+    r = ab("-k", "-c", "4", "-n", "100")
+    assert r["failed_requests"] == 0 and r["keepalive_requests"] == 100, r
+    assert (r["tls_handshakes_full"], r["tls_handshakes_resumed"]) == (4, 0), r
+    other_cert, _ = make_cert(tmp_path, "stranger", "rsgw-stranger")
+    r = ab("-c", "2", "-n", "10", "--cacert", str(other_cert))
+    assert (r["failed_requests"], r["failed_connect"]) == (10, 10), r
+    assert "invalid peer certificate" in r["first_failure"], r
 
 
 def test_unusable_certificate_files_stop_the_start(t, gateway, tmp_path):

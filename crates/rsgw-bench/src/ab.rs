@@ -5,12 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::http::{self, Connector, Failure, Stream, Target};
+use crate::tls::TlsArgs;
 use clap::Args;
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use tokio::net::TcpStream;
-
-use crate::http::{self, Failure, Target};
 
 /// `-t` without `-n` runs at most this many requests, as ab does.
 const TIME_LIMIT_REQUESTS: u64 = 50_000;
@@ -73,7 +72,10 @@ pub struct AbArgs {
     /// URL i mod n, as several gateway instances without a load balancer.
     #[arg(long = "also", value_name = "URL")]
     pub also: Vec<String>,
-    /// The URL: http://host[:port]/path
+    /// TLS, for https:// URLs.
+    #[command(flatten)]
+    pub tls: TlsArgs,
+    /// The URL: http[s]://host[:port]/path
     pub url: String,
 }
 
@@ -124,6 +126,8 @@ struct Counts {
     keepalive_requests: u64,
     bytes_total: u64,
     bytes_body: u64,
+    tls_full: u64,
+    tls_resumed: u64,
 }
 
 impl Counts {
@@ -138,6 +142,8 @@ impl Counts {
         self.keepalive_requests += o.keepalive_requests;
         self.bytes_total += o.bytes_total;
         self.bytes_body += o.bytes_body;
+        self.tls_full += o.tls_full;
+        self.tls_resumed += o.tls_resumed;
     }
     fn failed(&self) -> u64 {
         self.failed_connect + self.failed_receive + self.failed_length + self.failed_exceptions
@@ -146,8 +152,9 @@ impl Counts {
 
 /// What every client shares.
 struct Shared {
-    /// The targets and the request for each; client i uses i mod n.
-    targets: Vec<(Target, Vec<u8>)>,
+    /// How to reach each target and the request for it; client i uses
+    /// i mod n.
+    targets: Vec<(Connector, Vec<u8>)>,
     head: bool,
     keepalive: bool,
     variable_length: bool,
@@ -157,6 +164,10 @@ struct Shared {
     /// Body length of the first response (`u64::MAX` until known).
     doc_len: AtomicU64,
     server: std::sync::OnceLock<String>,
+    /// What the first TLS handshake negotiated.
+    tls_protocol: std::sync::OnceLock<String>,
+    /// The first failure's cause, for the report.
+    first_failure: std::sync::OnceLock<String>,
     done: AtomicU64,
     progress_every: u64,
     quiet: bool,
@@ -170,6 +181,12 @@ impl Shared {
         self.remaining.fetch_sub(1, Ordering::Relaxed) > 0
     }
 
+    fn note_failure(&self, f: &Failure) {
+        if self.first_failure.get().is_none() {
+            let _ = self.first_failure.set(f.to_string());
+        }
+    }
+
     fn finished_one(&self) {
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if !self.quiet && self.progress_every > 0 && n.is_multiple_of(self.progress_every) {
@@ -178,8 +195,9 @@ impl Shared {
     }
 }
 
-async fn connect(s: &Shared, target: &Target) -> Result<TcpStream, Failure> {
-    let stream = tokio::time::timeout(s.timeout, TcpStream::connect(target.addr()))
+/// Connects, and for https completes the handshake.
+async fn connect(s: &Shared, connector: &Connector) -> Result<Stream, Failure> {
+    let stream = tokio::time::timeout(s.timeout, connector.connect())
         .await
         .map_err(|_| {
             Failure::Connect(std::io::Error::new(
@@ -188,16 +206,19 @@ async fn connect(s: &Shared, target: &Target) -> Result<TcpStream, Failure> {
             ))
         })?
         .map_err(Failure::Connect)?;
-    // each request is one write: Nagle cannot delay it, and ab does not set
-    // TCP_NODELAY either
+    if s.tls_protocol.get().is_none()
+        && let Some(p) = stream.tls_protocol()
+    {
+        let _ = s.tls_protocol.set(p);
+    }
     Ok(stream)
 }
 
 async fn client(s: Arc<Shared>, i: usize) -> (Counts, Phases) {
-    let (target, request) = &s.targets[i % s.targets.len()];
+    let (connector, request) = &s.targets[i % s.targets.len()];
     let mut counts = Counts::default();
     let mut phases = Phases::new();
-    let mut conn: Option<TcpStream> = None;
+    let mut conn: Option<Stream> = None;
     let mut buf = Vec::with_capacity(16 * 1024);
     while s.claim() {
         // a kept-alive connection the server closed while idle is replaced
@@ -208,9 +229,17 @@ async fn client(s: Arc<Shared>, i: usize) -> (Counts, Phases) {
             let reused = conn.is_some();
             let mut stream = match conn.take() {
                 Some(c) => c,
-                None => match connect(&s, target).await {
-                    Ok(c) => c,
+                None => match connect(&s, connector).await {
+                    Ok(c) => {
+                        match c.tls_resumed() {
+                            Some(true) => counts.tls_resumed += 1,
+                            Some(false) => counts.tls_full += 1,
+                            None => {}
+                        }
+                        c
+                    }
                     Err(f) => {
+                        s.note_failure(&f);
                         counts.complete += 1;
                         counts.failed_connect += 1;
                         counts.resets += u64::from(f.is_reset());
@@ -277,6 +306,7 @@ async fn client(s: Arc<Shared>, i: usize) -> (Counts, Phases) {
                     continue;
                 }
                 Err(f) => {
+                    s.note_failure(&f);
                     counts.complete += 1;
                     counts.resets += u64::from(f.is_reset());
                     match f {
@@ -337,6 +367,13 @@ pub struct Report {
     pub server_hostname: String,
     /// Port.
     pub server_port: u16,
+    /// For https: the TLS version, cipher suite and key exchange of the
+    /// first handshake (`TLSv1.3,TLS_AES_128_GCM_SHA256,X25519`).
+    pub tls_protocol: Option<String>,
+    /// TLS connections that paid a full handshake.
+    pub tls_handshakes_full: u64,
+    /// TLS connections that resumed a session (`--tls-resume`).
+    pub tls_handshakes_resumed: u64,
     /// Path.
     pub document_path: String,
     /// Body length of the first response.
@@ -349,6 +386,8 @@ pub struct Report {
     pub complete_requests: u64,
     /// Failed requests, all kinds.
     pub failed_requests: u64,
+    /// What the first failed request ran into.
+    pub first_failure: Option<String>,
     /// Could not connect.
     pub failed_connect: u64,
     /// Send or receive errors (resets, timeouts, early close).
@@ -418,15 +457,22 @@ pub fn run(args: &AbArgs) -> Result<(), Box<dyn std::error::Error>> {
 pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
     let target = Target::parse(&args.url)?;
     let method = if args.head { "HEAD" } else { "GET" };
-    let mut targets = vec![(
-        target.clone(),
-        http::request(&target, method, args.keepalive, &args.headers),
-    )];
+    let mut parsed = vec![target.clone()];
     for url in &args.also {
-        let t = Target::parse(url)?;
-        let req = http::request(&t, method, args.keepalive, &args.headers);
-        targets.push((t, req));
+        parsed.push(Target::parse(url)?);
     }
+    let tls = http::tls_config_for(&parsed, &args.tls)?;
+    // each request is one write: Nagle cannot delay it, and ab does not set
+    // TCP_NODELAY either
+    let targets = parsed
+        .iter()
+        .map(|t| {
+            Ok((
+                Connector::new(t, tls.as_ref(), false)?,
+                http::request(t, method, args.keepalive, &args.headers),
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let requests = args.requests.unwrap_or(if args.timelimit.is_some() {
         TIME_LIMIT_REQUESTS
     } else {
@@ -463,6 +509,8 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
             .map(|t| started + Duration::from_secs_f64(t.max(0.0))),
         doc_len: AtomicU64::new(u64::MAX),
         server: std::sync::OnceLock::new(),
+        tls_protocol: std::sync::OnceLock::new(),
+        first_failure: std::sync::OnceLock::new(),
         done: AtomicU64::new(0),
         progress_every: if requests >= 150 { requests / 10 } else { 0 },
         quiet,
@@ -492,6 +540,9 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
         server_software: shared.server.get().cloned().unwrap_or_default(),
         server_hostname: target.host.clone(),
         server_port: target.port,
+        tls_protocol: shared.tls_protocol.get().cloned(),
+        tls_handshakes_full: counts.tls_full,
+        tls_handshakes_resumed: counts.tls_resumed,
         document_path: target.path.clone(),
         document_length: match shared.doc_len.load(Ordering::Relaxed) {
             u64::MAX => 0,
@@ -501,6 +552,7 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
         time_taken_s: elapsed,
         complete_requests: counts.complete,
         failed_requests: counts.failed(),
+        first_failure: shared.first_failure.get().cloned(),
         failed_connect: counts.failed_connect,
         failed_receive: counts.failed_receive,
         failed_length: counts.failed_length,
@@ -540,7 +592,16 @@ pub fn render(r: &Report, keepalive: bool) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "\n\nServer Software:        {}", r.server_software);
     let _ = writeln!(o, "Server Hostname:        {}", r.server_hostname);
-    let _ = writeln!(o, "Server Port:            {}\n", r.server_port);
+    let _ = writeln!(o, "Server Port:            {}", r.server_port);
+    if let Some(p) = &r.tls_protocol {
+        let _ = writeln!(o, "SSL/TLS Protocol:       {p}");
+        let _ = writeln!(
+            o,
+            "TLS handshakes:         {} full, {} resumed",
+            r.tls_handshakes_full, r.tls_handshakes_resumed
+        );
+    }
+    o.push('\n');
     let _ = writeln!(o, "Document Path:          {}", r.document_path);
     let _ = writeln!(o, "Document Length:        {} bytes\n", r.document_length);
     let _ = writeln!(o, "Concurrency Level:      {}", r.concurrency);
@@ -553,6 +614,9 @@ pub fn render(r: &Report, keepalive: bool) -> String {
             "   (Connect: {}, Receive: {}, Length: {}, Exceptions: {})",
             r.failed_connect, r.failed_receive, r.failed_length, r.failed_exceptions
         );
+    }
+    if let Some(f) = &r.first_failure {
+        let _ = writeln!(o, "First failure:          {f}");
     }
     let _ = writeln!(o, "Connection resets:      {}", r.connection_resets);
     if keepalive {

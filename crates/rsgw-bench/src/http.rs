@@ -1,29 +1,45 @@
 //! The smallest HTTP/1.x client a load generator needs: one GET (or HEAD) at
 //! a time on a connection, as `ab` sends them, and a response read to its
-//! end. Nothing here allocates per request beyond the reused buffer.
+//! end, over TCP or TLS. Nothing here allocates per request beyond the
+//! reused buffer.
 
 use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
 
-/// A parsed target URL (`http://host[:port]/path?query`).
+use crate::tls::{self, TlsArgs};
+
+/// A parsed target URL (`http[s]://host[:port]/path?query`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// `https://`: TLS over the TCP connection.
+    pub tls: bool,
     /// Host as written in the URL (for the Host header).
     pub host: String,
-    /// TCP port (80 by default).
+    /// TCP port (80, or 443 for https, by default).
     pub port: u16,
     /// Path and query.
     pub path: String,
 }
 
 impl Target {
-    /// Parses `http://host[:port][/path]`; https is not supported.
+    /// Parses `http[s]://host[:port][/path]`.
     pub fn parse(url: &str) -> Result<Self, String> {
-        let rest = url
-            .strip_prefix("http://")
-            .ok_or_else(|| format!("'{url}': only http:// URLs are supported"))?;
+        let (tls, rest) = match (url.strip_prefix("http://"), url.strip_prefix("https://")) {
+            (Some(rest), _) => (false, rest),
+            (_, Some(rest)) => (true, rest),
+            _ => {
+                return Err(format!(
+                    "'{url}': only http:// and https:// URLs are supported"
+                ));
+            }
+        };
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, "/"),
@@ -34,12 +50,13 @@ impl Target {
                 p.parse::<u16>()
                     .map_err(|_| format!("'{url}': bad port '{p}'"))?,
             ),
-            _ => (authority, 80),
+            _ => (authority, if tls { 443 } else { 80 }),
         };
         if host.is_empty() {
             return Err(format!("'{url}': no host"));
         }
         Ok(Target {
+            tls,
             host: host.to_string(),
             port,
             path: path.to_string(),
@@ -53,6 +70,149 @@ impl Target {
             self.host.trim_start_matches('[').trim_end_matches(']'),
             self.port
         )
+    }
+
+    /// The Host header's value: the port is left out when it is the
+    /// scheme's default.
+    pub fn host_header(&self) -> String {
+        if self.port == if self.tls { 443 } else { 80 } {
+            self.host.clone()
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// A connection to a target: TCP, or TLS over it.
+pub enum Stream {
+    /// `http://`.
+    Plain(TcpStream),
+    /// `https://`.
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl Stream {
+    /// What the TLS handshake negotiated (`TLSv1.3,TLS_AES_128_GCM_SHA256,X25519`).
+    pub fn tls_protocol(&self) -> Option<String> {
+        match self {
+            Stream::Plain(_) => None,
+            Stream::Tls(s) => tls::describe(s.get_ref().1),
+        }
+    }
+
+    /// For TLS: whether the handshake resumed a session.
+    pub fn tls_resumed(&self) -> Option<bool> {
+        match self {
+            Stream::Plain(_) => None,
+            Stream::Tls(s) => {
+                Some(s.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed))
+            }
+        }
+    }
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// Opens connections to one target: TCP, then for `https://` a TLS
+/// handshake, both counted as connecting.
+#[derive(Clone)]
+pub struct Connector {
+    addr: String,
+    nodelay: bool,
+    tls: Option<(TlsConnector, rustls_pki_types::ServerName<'static>)>,
+}
+
+impl Connector {
+    /// A connector for `target`; `config` is the TLS client's, shared by
+    /// every connector of a run (built by [`tls_config_for`]). `nodelay`
+    /// sets TCP_NODELAY.
+    pub fn new(
+        target: &Target,
+        config: Option<&Arc<rustls::ClientConfig>>,
+        nodelay: bool,
+    ) -> Result<Self, String> {
+        let tls = match (target.tls, config) {
+            (false, _) => None,
+            (true, Some(c)) => Some((
+                TlsConnector::from(c.clone()),
+                tls::server_name(&target.host)?,
+            )),
+            (true, None) => {
+                return Err(format!(
+                    "{}: https without a TLS configuration",
+                    target.host
+                ));
+            }
+        };
+        Ok(Connector {
+            addr: target.addr(),
+            nodelay,
+            tls,
+        })
+    }
+
+    /// Connects; a failed handshake is a connect failure.
+    pub async fn connect(&self) -> io::Result<Stream> {
+        let tcp = TcpStream::connect(&self.addr).await?;
+        if self.nodelay {
+            tcp.set_nodelay(true)?;
+        }
+        match &self.tls {
+            None => Ok(Stream::Plain(tcp)),
+            Some((connector, name)) => Ok(Stream::Tls(Box::new(
+                connector.connect(name.clone(), tcp).await?,
+            ))),
+        }
+    }
+}
+
+/// The TLS client configuration when any of `targets` is https.
+pub fn tls_config_for<'a>(
+    targets: impl IntoIterator<Item = &'a Target>,
+    args: &TlsArgs,
+) -> Result<Option<Arc<rustls::ClientConfig>>, String> {
+    if targets.into_iter().any(|t| t.tls) {
+        tls::client_config(args).map(Some)
+    } else {
+        Ok(None)
     }
 }
 
@@ -68,12 +228,7 @@ pub fn request(t: &Target, method: &str, keepalive: bool, headers: &[String]) ->
         })
     };
     if !has("host") {
-        let host = if t.port == 80 {
-            t.host.clone()
-        } else {
-            format!("{}:{}", t.host, t.port)
-        };
-        r.push_str(&format!("Host: {host}\r\n"));
+        r.push_str(&format!("Host: {}\r\n", t.host_header()));
     }
     if keepalive {
         r.push_str("Connection: Keep-Alive\r\n");
@@ -118,6 +273,16 @@ pub enum Failure {
     Exception(String),
 }
 
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Connect(e) => write!(f, "connect: {e}"),
+            Failure::Receive(e) => write!(f, "receive: {e}"),
+            Failure::Exception(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 impl Failure {
     /// Whether the peer reset the connection.
     pub fn is_reset(&self) -> bool {
@@ -135,8 +300,8 @@ impl Failure {
 
 /// Sends `req` on `stream` and reads the response; returns it with the time
 /// the first response byte arrived. `head` means no body follows.
-pub async fn exchange(
-    stream: &mut TcpStream,
+pub async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
     req: &[u8],
     buf: &mut Vec<u8>,
     head: bool,
@@ -146,8 +311,8 @@ pub async fn exchange(
 
 /// [`exchange`] for a request with a body (sent after `req`, which must
 /// declare its length); the response body is appended to `keep` if given.
-pub async fn exchange_with_body(
-    stream: &mut TcpStream,
+pub async fn exchange_with_body<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
     req: &[u8],
     body: &[u8],
     buf: &mut Vec<u8>,
@@ -267,8 +432,8 @@ pub async fn exchange_with_body(
 
 /// Reads a chunked body whose first bytes are `pending`; returns its
 /// decoded length and appends it to `keep` if given.
-async fn read_chunked(
-    stream: &mut TcpStream,
+async fn read_chunked<S: AsyncRead + Unpin>(
+    stream: &mut S,
     mut pending: Vec<u8>,
     buf: &mut Vec<u8>,
     mut keep: Option<&mut Vec<u8>>,
@@ -276,8 +441,8 @@ async fn read_chunked(
     let mut total = 0u64;
     let mut at = 0usize;
     // more bytes into `pending`; an early close is a receive failure
-    async fn more(
-        stream: &mut TcpStream,
+    async fn more<S: AsyncRead + Unpin>(
+        stream: &mut S,
         pending: &mut Vec<u8>,
         buf: &mut Vec<u8>,
     ) -> Result<(), Failure> {
@@ -347,7 +512,9 @@ mod tests {
         );
         assert_eq!(Target::parse("http://h").expect("url").path, "/");
         assert_eq!(Target::parse("http://h/").expect("url").port, 80);
-        assert!(Target::parse("https://h/").is_err());
+        let t = Target::parse("https://h/").expect("url");
+        assert!(t.tls && t.port == 443 && t.host_header() == "h");
+        assert!(Target::parse("ftp://h/").is_err());
         assert!(Target::parse("http://h:x/").is_err());
     }
 

@@ -13,6 +13,7 @@ pub mod s3;
 pub mod sign;
 pub mod stats;
 pub mod sweep;
+pub mod tls;
 
 use clap::Subcommand;
 

@@ -11,13 +11,13 @@ use std::time::{Duration, Instant, SystemTime};
 use clap::Args;
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use tokio::net::TcpStream;
 
 use crate::cosbench::{
     OpKind, Operation, Selector, Sizes, Stage, Target, Work, WorkKind, Workload,
 };
-use crate::http::{self, Failure};
+use crate::http::{self, Connector, Failure, Stream};
 use crate::sign::{self, Credentials};
+use crate::tls::TlsArgs;
 
 /// `rsgw bench s3` flags.
 #[derive(Args, Debug, Clone)]
@@ -85,6 +85,9 @@ pub struct S3Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// TLS, for https:// endpoints.
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 /// One operation kind's figures in one work.
@@ -180,25 +183,31 @@ impl OpStats {
 
 /// A worker's connection to the endpoint.
 pub(crate) struct Client {
-    target: http::Target,
+    connector: Connector,
     host_header: String,
     creds: Arc<Credentials>,
-    stream: Option<TcpStream>,
+    stream: Option<Stream>,
     buf: Vec<u8>,
 }
 
 impl Client {
-    /// A client of `endpoint` (`http://host:port`), not yet connected.
+    /// A client of `endpoint` (`http[s]://host:port`), not yet connected;
+    /// https with the default TLS flags.
     pub(crate) fn new(endpoint: &str, creds: Arc<Credentials>) -> Result<Self, String> {
+        Self::with_tls(endpoint, creds, &TlsArgs::default())
+    }
+
+    /// [`Client::new`] with these TLS flags.
+    pub(crate) fn with_tls(
+        endpoint: &str,
+        creds: Arc<Credentials>,
+        tls: &TlsArgs,
+    ) -> Result<Self, String> {
         let target = http::Target::parse(endpoint)?;
-        let host_header = if target.port == 80 {
-            target.host.clone()
-        } else {
-            format!("{}:{}", target.host, target.port)
-        };
+        let config = http::tls_config_for([&target], tls)?;
         Ok(Client {
-            target,
-            host_header,
+            connector: Connector::new(&target, config.as_ref(), true)?,
+            host_header: target.host_header(),
             creds,
             stream: None,
             buf: Vec::with_capacity(64 * 1024),
@@ -208,7 +217,7 @@ impl Client {
     /// Another, unconnected client of the same endpoint.
     pub(crate) fn sibling(&self) -> Self {
         Client {
-            target: self.target.clone(),
+            connector: self.connector.clone(),
             host_header: self.host_header.clone(),
             creds: self.creds.clone(),
             stream: None,
@@ -274,11 +283,12 @@ impl Client {
             let reused = self.stream.is_some();
             let mut stream = match self.stream.take() {
                 Some(s) => s,
-                None => TcpStream::connect(self.target.addr())
+                None => self
+                    .connector
+                    .connect()
                     .await
                     .map_err(|e| format!("connect: {e}"))?,
             };
-            let _ = stream.set_nodelay(true);
             if let Some(k) = keep.as_deref_mut() {
                 k.clear();
             }
@@ -699,7 +709,7 @@ pub fn run_workload(
         .split(',')
         .map(str::trim)
         .filter(|e| !e.is_empty())
-        .map(|e| Client::new(e, creds.clone()))
+        .map(|e| Client::with_tls(e, creds.clone(), &args.tls))
         .collect::<Result<Vec<_>, _>>()?;
     if clients.is_empty() {
         return Err("the endpoint is empty".into());

@@ -20,6 +20,7 @@ use crate::s3::{self, Client, S3Args};
 use crate::sign::Credentials;
 use crate::sweep::gateway::{self, Gateway, Launcher, Running, Spec};
 use crate::sweep::{Layout, parse_size, size_name};
+use crate::tls::TlsArgs;
 
 pub use report::{MetricResult, Noise, Results, Trial};
 
@@ -449,6 +450,7 @@ impl Context {
             max_workers: self.max_workers,
             quiet: true,
             json: false,
+            tls: TlsArgs::default(),
         }
     }
 
@@ -541,6 +543,7 @@ impl Work {
                         max_workers: None,
                         quiet: true,
                         json: false,
+                        tls: TlsArgs::default(),
                     },
                     mix,
                 )?
@@ -732,6 +735,7 @@ impl Work {
                     threads: None,
                     json: false,
                     also: urls[1..].to_vec(),
+                    tls: TlsArgs::default(),
                     url,
                 })
                 .map_err(|e| e.to_string())?;

@@ -24,6 +24,7 @@ use crate::cosbench::{
 };
 use crate::s3::{self, Client, S3Args};
 use crate::sign::Credentials;
+use crate::tls::TlsArgs;
 
 /// `rsgw bench sweep` flags.
 #[derive(Args, Debug, Clone)]
@@ -638,6 +639,7 @@ fn s3_args(args: &SweepArgs, endpoints: &[String]) -> S3Args {
         max_workers: None,
         quiet: true,
         json: false,
+        tls: TlsArgs::default(),
     }
 }
 
@@ -804,6 +806,7 @@ fn measure_load(
                     threads: None,
                     json: false,
                     also: urls[1..].to_vec(),
+                    tls: TlsArgs::default(),
                     url: urls[0].clone(),
                 })
                 .map_err(|e| e.to_string())?;

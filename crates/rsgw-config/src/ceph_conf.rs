@@ -26,7 +26,8 @@ pub struct CephConfImport {
 /// `rgw_max_put_size`, `rgw_multipart_min_part_size`,
 /// `rgw_override_bucket_index_max_shards` (when not 0),
 /// `rgw_dns_s3website_name` (with `rgw_enable_static_website = true`: the
-/// website endpoint is off in radosgw otherwise). The store becomes the
+/// website endpoint is off in radosgw otherwise), `rgw_ops_log_file_path`
+/// (with `rgw_enable_ops_log = true`). The store becomes the
 /// rados backend on that file as that client.
 pub fn import_radosgw(
     cfg: &mut Config,
@@ -42,6 +43,9 @@ pub fn import_radosgw(
     let mut out = CephConfImport::default();
     // radosgw serves websites only with both set, whatever their order
     let (mut website, mut website_names) = (false, Vec::new());
+    // radosgw writes its ops log to a file with both set (else to RADOS,
+    // which rsgw does not do)
+    let (mut ops_log, mut ops_log_path) = (false, String::new());
     for (key, value) in options {
         let mut took = true;
         match key.as_str() {
@@ -60,6 +64,14 @@ pub fn import_radosgw(
             "rgw_dns_s3website_name" => website_names = names(&value),
             "rgw_enable_static_website" => {
                 website = matches!(value.as_str(), "true" | "1" | "yes" | "on");
+            }
+            "rgw_enable_ops_log" => {
+                ops_log = matches!(value.as_str(), "true" | "1" | "yes" | "on");
+                took = false;
+            }
+            "rgw_ops_log_file_path" => {
+                ops_log_path.clone_from(&value);
+                took = false;
             }
             "rgw_zonegroup" => cfg.s3.zonegroup.clone_from(&value),
             "rgw_max_chunk_size" => {
@@ -99,6 +111,18 @@ pub fn import_radosgw(
     }
     if website {
         cfg.s3.website_dns_names = website_names;
+    }
+    match (ops_log, ops_log_path.is_empty()) {
+        (true, false) => {
+            out.taken.push(("rgw_enable_ops_log".into(), "true".into()));
+            out.taken
+                .push(("rgw_ops_log_file_path".into(), ops_log_path.clone()));
+            cfg.ops_log.path = ops_log_path;
+        }
+        (true, true) => out.ignored.push(
+            "rgw_enable_ops_log = true (to RADOS: rsgw writes ops logs to files only)".into(),
+        ),
+        _ => {}
     }
     cfg.store.backend = Backend::Rados;
     cfg.store.ceph_conf = path.to_path_buf();
@@ -256,9 +280,13 @@ mod tests {
 [global]
 mon host = 127.0.0.1:6789
 rgw thread pool size = 64
+rgw ops log file path = /var/log/ops.log
 
 [client.rgw.other]
 rgw_thread_pool_size = 8
+
+[client.rgw.third]
+rgw_enable_ops_log = true
 rgw_dns_s3website_name = other.test
 
 [client.rgw.gw]
@@ -274,6 +302,7 @@ rgw_max_chunk_size = 1M
 rgw_override_bucket_index_max_shards = 7
 rgw_multi_obj_del_max_aio = 32
 rgw_enable_ops_log = true
+rgw_ops_log_file_path =
 "#;
 
     #[test]
@@ -299,10 +328,18 @@ rgw_enable_ops_log = true
         assert_eq!(cfg.s3.multi_delete_concurrency, 32);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
-        assert_eq!(r.ignored, vec!["rgw_enable_ops_log = true".to_string()]);
+        assert_eq!(
+            r.ignored,
+            vec!["rgw_enable_ops_log = true (to RADOS: rsgw writes ops logs to files only)"]
+        );
+        assert_eq!(
+            cfg.ops_log.path, "",
+            "radosgw logs to RADOS without a file path"
+        );
         let mut cfg = Config::default();
         import_radosgw(&mut cfg, &path, "client.rgw.third").expect("import");
         assert_eq!(cfg.pool.thread_pool_size, 64, "[global] applies");
+        assert_eq!(cfg.ops_log.path, "/var/log/ops.log");
         let mut cfg = Config::default();
         import_radosgw(&mut cfg, &path, "client.rgw.other").expect("import");
         assert!(

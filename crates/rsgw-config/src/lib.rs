@@ -69,6 +69,44 @@ pub struct Config {
     pub s3: S3Config,
     /// `[store]`: where objects live.
     pub store: StoreConfig,
+    /// `[ops_log]`: one line per request, for operators.
+    pub ops_log: OpsLogConfig,
+}
+
+/// `[ops_log]`: one JSON line per request (who, what, how it went), written
+/// off the request path by a thread of its own.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpsLogConfig {
+    /// Where the lines go: a file (appended to, rotated at `max_bytes`),
+    /// `"-"` for standard output, or empty for no ops log (radosgw's
+    /// `rgw_enable_ops_log` with `rgw_ops_log_file_path`). With `rsgw serve
+    /// --instances N`, instance i writes to the file with `-i` before its
+    /// extension. Default empty.
+    pub path: String,
+    /// Size in bytes at which the file is rotated (renamed to `path.1`,
+    /// the older ones shifted up); 0 never rotates. Default 104857600
+    /// (100 MiB).
+    pub max_bytes: u64,
+    /// Rotated files kept (`path.1` to `path.N`); 0 truncates the file
+    /// instead. Default 5.
+    pub files: u32,
+    /// Lines waiting for the writer at most (radosgw's
+    /// `rgw_ops_log_data_backlog`, counted in lines): when it falls behind,
+    /// further lines are dropped and counted, and requests never wait.
+    /// 1 to 16777216. Default 65536.
+    pub queue: usize,
+}
+
+impl Default for OpsLogConfig {
+    fn default() -> Self {
+        OpsLogConfig {
+            path: String::new(),
+            max_bytes: 100 << 20,
+            files: 5,
+            queue: 65_536,
+        }
+    }
 }
 
 /// `[s3]`: how objects are laid out and what the S3 layer accepts.
@@ -409,6 +447,12 @@ impl Config {
 
     /// Checks ranges that the types alone do not express.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=1 << 24).contains(&self.ops_log.queue) {
+            return Err(ConfigError::Value {
+                key: "ops_log.queue",
+                message: "must be between 1 and 16777216 lines".into(),
+            });
+        }
         if self.frontend.endpoints.is_empty() && self.frontend.ssl_endpoints.is_empty() {
             return Err(ConfigError::Value {
                 key: "frontend.endpoints",

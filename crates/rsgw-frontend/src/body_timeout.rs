@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -46,7 +46,7 @@ pub enum BodyFailure {
 /// Where a [`RequestBody`] records how it was read; readable after the
 /// handler has consumed (and dropped) the body.
 #[derive(Debug, Clone, Default)]
-pub struct BodyState(Arc<AtomicU8>);
+pub struct BodyState(Arc<(AtomicU8, AtomicU64)>);
 
 /// [`BodyState`]'s values.
 const UNREAD: u8 = 0;
@@ -59,12 +59,13 @@ impl BodyState {
     fn set(&self, v: u8) {
         let _ = self
             .0
+            .0
             .compare_exchange(UNREAD, v, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// The body's failure, if it failed.
     pub fn failure(&self) -> Option<BodyFailure> {
-        match self.0.load(Ordering::Relaxed) {
+        match self.0.0.load(Ordering::Relaxed) {
             TIMED_OUT => Some(BodyFailure::TimedOut),
             BROKEN => Some(BodyFailure::Broken),
             _ => None,
@@ -73,7 +74,12 @@ impl BodyState {
 
     /// Whether the body was read to its end.
     pub fn ended(&self) -> bool {
-        self.0.load(Ordering::Relaxed) == ENDED
+        self.0.0.load(Ordering::Relaxed) == ENDED
+    }
+
+    /// Body bytes read so far.
+    pub fn bytes(&self) -> u64 {
+        self.0.1.load(Ordering::Relaxed)
     }
 }
 
@@ -119,6 +125,14 @@ where
             Poll::Ready(frame) => {
                 // the clock restarts with every read that brought something
                 this.timer = None;
+                if let Some(Ok(f)) = &frame
+                    && let Some(data) = f.data_ref()
+                {
+                    this.state
+                        .0
+                        .1
+                        .fetch_add(data.len() as u64, Ordering::Relaxed);
+                }
                 match frame {
                     Some(Err(_)) => this.state.set(BROKEN),
                     None => this.state.set(ENDED),

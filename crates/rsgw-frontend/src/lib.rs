@@ -7,7 +7,8 @@
 //! queue) → [`pool`] (`pool.mode`: async workers or blocking handler
 //! threads) → the [`Handler`] (the S3 service, which implements it in
 //! `rsgw-s3`: this crate knows no S3). [`metrics`] counts along
-//! the way and [`admin`] serves them, with `/health`, on a port of its own.
+//! the way and [`admin`] serves them, with `/health`, on a port of its own;
+//! [`ops_log`] writes a line per request when asked.
 //! HTTPS listeners add a [`tls`] handshake before the connection's first
 //! request.
 //! [`server::run`] starts an instance: [`cpu`] pinning first, then
@@ -24,6 +25,7 @@ pub mod handler;
 pub mod limits;
 pub mod listener;
 pub mod metrics;
+pub mod ops_log;
 pub mod pool;
 pub mod proxy_protocol;
 pub mod server;
@@ -33,6 +35,7 @@ pub mod tls;
 pub use body_timeout::{BodyFailure, BodyState, RequestBody};
 pub use client::Client;
 pub use handler::{BoxError, Handler, Operation, Rejection};
+pub use ops_log::LogFields;
 pub use server::{ThreadPlan, run};
 
 /// Why an instance could not start or run.

@@ -128,6 +128,10 @@ pub struct Metrics {
     pub proxy_header_failures: Counter,
     /// Certificate reloads, by outcome: succeeded, failed.
     pub tls_reloads: [Counter; 2],
+    /// Ops log lines written.
+    pub ops_log_lines: Counter,
+    /// Ops log lines dropped (queue full, or writing failed).
+    pub ops_log_dropped: Counter,
 }
 
 impl Metrics {
@@ -152,7 +156,15 @@ impl Metrics {
             tls_handshake_failures: Counter::default(),
             proxy_header_failures: Counter::default(),
             tls_reloads: Default::default(),
+            ops_log_lines: Counter::default(),
+            ops_log_dropped: Counter::default(),
         }
+    }
+
+    /// Metrics of a handler with two operations, for other modules' tests.
+    #[cfg(test)]
+    pub(crate) fn for_test() -> Self {
+        Self::new::<tests::Op>()
     }
 
     /// Counts a finished request of operation `op` with its status.
@@ -308,6 +320,18 @@ impl Metrics {
             self.tls_handshake_failures.get().to_string(),
         );
         one(
+            "rsgw_ops_log_lines_total",
+            "counter",
+            "Ops log lines written ([ops_log]).",
+            self.ops_log_lines.get().to_string(),
+        );
+        one(
+            "rsgw_ops_log_dropped_total",
+            "counter",
+            "Ops log lines dropped: the writer's queue (ops_log.queue) was full, or the file could not be written. Requests never wait for the log.",
+            self.ops_log_dropped.get().to_string(),
+        );
+        one(
             "rsgw_proxy_header_failures_total",
             "counter",
             "Connections from a trusted proxy closed for a missing, malformed or late PROXY protocol v2 header (frontend.proxy_protocol).",
@@ -334,7 +358,7 @@ mod tests {
     use super::*;
 
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    enum Op {
+    pub(crate) enum Op {
         Get,
         Other,
     }

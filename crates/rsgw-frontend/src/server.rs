@@ -18,6 +18,7 @@ use crate::client::TrustedProxies;
 use crate::handler::{BoxError, Handler};
 use crate::listener::{ConnSettings, accept_loop, bind};
 use crate::metrics::Metrics;
+use crate::ops_log::OpsLog;
 use crate::pool::{BlockingPool, Pool};
 use crate::service::FrontendService;
 use crate::tls::Tls;
@@ -161,6 +162,10 @@ where
     let trusted = TrustedProxies::parse(&fe.trusted_proxies)
         .map_err(|e| FrontendError::Config(format!("frontend.trusted_proxies: {e}")))?;
     let proxy_protocol = fe.proxy_protocol.then(|| Arc::new(trusted.clone()));
+    let ops_log = OpsLog::start(&cfg.ops_log, metrics.clone())?.map(Arc::new);
+    if ops_log.is_some() {
+        tracing::info!(path = %cfg.ops_log.path, "ops log: one line per request");
+    }
     let service = FrontendService::new(
         handler,
         body_timeout,
@@ -168,6 +173,7 @@ where
         pool,
         metrics.clone(),
         trusted,
+        ops_log.clone(),
     );
 
     let admin = Arc::new(AdminState {
@@ -263,10 +269,14 @@ where
     }
     drop(service);
     let graceful = Arc::try_unwrap(graceful).map_err(|_| FrontendError::Listeners)?;
-    if tokio::time::timeout(drain, graceful.shutdown())
+    let drained = tokio::time::timeout(drain, graceful.shutdown())
         .await
-        .is_err()
-    {
+        .is_ok();
+    if let Some(log) = ops_log {
+        // the lines of the requests answered are in the file before exit
+        let _ = tokio::task::spawn_blocking(move || log.sync(Duration::from_secs(2))).await;
+    }
+    if !drained {
         tracing::warn!(
             outstanding = metrics.outstanding.get(),
             "requests still in flight after {drain:?}; exiting anyway"

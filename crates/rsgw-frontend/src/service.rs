@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
@@ -16,10 +16,11 @@ use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 
 use crate::admission::{Admission, Admitted};
-use crate::body_timeout::{BodyFailure, RequestBody};
-use crate::client::TrustedProxies;
+use crate::body_timeout::{BodyFailure, BodyState, RequestBody};
+use crate::client::{Client, TrustedProxies};
 use crate::handler::{BoxError, Handler, Operation, Rejection};
 use crate::metrics::Metrics;
+use crate::ops_log::{Entry, LogFields, OpsLog};
 use crate::pool::{Pool, PoolBody, PoolError};
 
 /// Status recorded for a request whose client left before the response
@@ -33,6 +34,7 @@ struct Shared<H: Handler> {
     pool: Pool<H>,
     metrics: Arc<Metrics>,
     trusted: TrustedProxies,
+    ops_log: Option<Arc<OpsLog>>,
 }
 
 /// The connection a service serves: its peer, and whether it is TLS.
@@ -55,7 +57,8 @@ impl<H: Handler> Clone for FrontendService<H> {
 impl<H: Handler> FrontendService<H> {
     /// Ties the layers together; `body_timeout` bounds each wait for
     /// request body bytes (`request_timeout_ms`; `None`: no bound);
-    /// `trusted` are the proxies whose forwarding headers name the client.
+    /// `trusted` are the proxies whose forwarding headers name the client;
+    /// with an `ops_log`, every request is written to it.
     pub fn new(
         handler: H,
         body_timeout: Option<Duration>,
@@ -63,6 +66,7 @@ impl<H: Handler> FrontendService<H> {
         pool: Pool<H>,
         metrics: Arc<Metrics>,
         trusted: TrustedProxies,
+        ops_log: Option<Arc<OpsLog>>,
     ) -> Self {
         FrontendService(
             Arc::new(Shared {
@@ -72,6 +76,7 @@ impl<H: Handler> FrontendService<H> {
                 pool,
                 metrics,
                 trusted,
+                ops_log,
             }),
             None,
         )
@@ -90,6 +95,7 @@ impl<H: Handler> FrontendService<H> {
     ) -> Response<TrackedBody<H::Body, H::Operation>> {
         let s = &self.0;
         let start = Instant::now();
+        let log = s.ops_log.as_ref().map(|l| Box::new(Pending::of(l, &req)));
         let admitted = match s.admission.admit().await {
             Ok(a) => a,
             Err(why) => {
@@ -99,8 +105,13 @@ impl<H: Handler> FrontendService<H> {
                     .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
                 tracing::debug!(reason = %why, "request not admitted");
                 let op = H::operation(resp.extensions());
-                s.metrics
-                    .record(op, resp.status().as_u16(), start.elapsed());
+                let elapsed = start.elapsed();
+                s.metrics.record(op, resp.status().as_u16(), elapsed);
+                if let Some(mut log) = log {
+                    log.fields = resp.extensions_mut().remove::<LogFields>();
+                    log.bytes_sent = resp.body().size_hint().exact().unwrap_or(0);
+                    log.submit(op.name(), resp.status().as_u16(), elapsed);
+                }
                 return resp.map(|b| TrackedBody {
                     inner: PoolBody::Direct(b),
                     guard: None,
@@ -115,6 +126,7 @@ impl<H: Handler> FrontendService<H> {
             status: CLIENT_CLOSED,
             _admitted: admitted,
             span: tracing::Span::current(),
+            log,
         };
         let (parts, body) = req.into_parts();
         // a body the client announced (a length, chunks), and whether it
@@ -126,6 +138,9 @@ impl<H: Handler> FrontendService<H> {
             .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
         let body = RequestBody::new(body, s.body_timeout);
         let body_state = body.state();
+        if let Some(log) = guard.log.as_mut() {
+            log.body = Some(body_state.clone());
+        }
         let req = Request::from_parts(parts, body);
         let resp = match s.pool.run(&s.handler, req).await {
             Ok(r) => r,
@@ -170,6 +185,9 @@ impl<H: Handler> FrontendService<H> {
         }
         guard.op = H::operation(resp.extensions());
         guard.status = resp.status().as_u16();
+        if let Some(log) = guard.log.as_mut() {
+            log.fields = resp.extensions_mut().remove::<LogFields>();
+        }
         resp.map(|inner| TrackedBody {
             inner,
             guard: Some(guard),
@@ -214,6 +232,69 @@ struct InFlight<O: Operation> {
     _admitted: Admitted,
     /// The request's span: the response body often ends outside it.
     span: tracing::Span,
+    /// The request's ops log line, with an ops log.
+    log: Option<Box<Pending>>,
+}
+
+/// An ops log line in the making.
+struct Pending {
+    ops_log: Arc<OpsLog>,
+    started: SystemTime,
+    method: http::Method,
+    path: String,
+    client: Option<std::net::IpAddr>,
+    user_agent: Option<HeaderValue>,
+    referer: Option<HeaderValue>,
+    body: Option<BodyState>,
+    fields: Option<LogFields>,
+    bytes_sent: u64,
+}
+
+impl Pending {
+    fn of<B>(ops_log: &Arc<OpsLog>, req: &Request<B>) -> Self {
+        let h = req.headers();
+        Pending {
+            ops_log: ops_log.clone(),
+            started: SystemTime::now(),
+            method: req.method().clone(),
+            path: req.uri().path().to_string(),
+            client: req.extensions().get::<Client>().map(|c| c.addr),
+            user_agent: h.get(http::header::USER_AGENT).cloned(),
+            referer: h.get(http::header::REFERER).cloned(),
+            body: None,
+            fields: None,
+            bytes_sent: 0,
+        }
+    }
+
+    fn submit(self, operation: &'static str, status: u16, total_time: Duration) {
+        let Pending {
+            ops_log,
+            started,
+            method,
+            path,
+            client,
+            user_agent,
+            referer,
+            body,
+            fields,
+            bytes_sent,
+        } = self;
+        ops_log.submit(Entry {
+            started,
+            method,
+            path,
+            client,
+            user_agent,
+            referer,
+            fields,
+            operation,
+            status,
+            bytes_received: body.map_or(0, |b| b.bytes()),
+            bytes_sent,
+            total_time,
+        });
+    }
 }
 
 impl<O: Operation> Drop for InFlight<O> {
@@ -222,6 +303,9 @@ impl<O: Operation> Drop for InFlight<O> {
         let _in_request = self.span.enter();
         self.metrics.outstanding.dec();
         self.metrics.record(self.op, self.status, elapsed);
+        if let Some(log) = self.log.take() {
+            log.submit(self.op.name(), self.status, elapsed);
+        }
         tracing::debug!(
             op = self.op.name(),
             status = self.status,
@@ -250,8 +334,16 @@ where
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         let this = self.get_mut();
         let r = Pin::new(&mut this.inner).poll_frame(cx);
-        if let Poll::Ready(None) = r {
-            this.guard = None;
+        match &r {
+            Poll::Ready(None) => this.guard = None,
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(log) = this.guard.as_mut().and_then(|g| g.log.as_mut())
+                    && let Some(data) = frame.data_ref()
+                {
+                    log.bytes_sent += data.len() as u64;
+                }
+            }
+            _ => {}
         }
         r
     }

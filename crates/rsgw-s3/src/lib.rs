@@ -49,15 +49,36 @@ impl S3Auth for GatewayAuth {
 /// Lets every request through s3s' access check, anonymous ones included:
 /// the gateway decides per operation (its `authz` module). Refuses what
 /// rsgw cannot honour and must not ignore (the `unhonoured` module).
-struct AclDecidesLater;
+/// Notes the operation, and what the request names and who signed it, for
+/// metrics and the ops log.
+struct AclDecidesLater(Gateway);
 
 #[async_trait::async_trait]
 impl s3s::access::S3Access for AclDecidesLater {
     async fn check(&self, cx: &mut s3s::access::S3AccessContext<'_>) -> S3Result<()> {
         // every routed request passes here: note its operation for metrics
         let op = S3Op::from_s3s(cx.s3_op().name());
+        let (bucket, object) = match cx.s3_path() {
+            s3s::path::S3Path::Root => (None, None),
+            s3s::path::S3Path::Bucket { bucket } => (Some(bucket.to_string()), None),
+            s3s::path::S3Path::Object { bucket, key } => {
+                (Some(bucket.to_string()), Some(key.to_string()))
+            }
+        };
+        let access_key = cx.credentials().map(|c| c.access_key.clone());
+        // signed: the key was just looked up (cached) to check the signature
+        let user = match &access_key {
+            Some(ak) => self.0.lookup_key(ak).await.ok().map(|(uid, _)| uid),
+            None => None,
+        };
         if let Some(slot) = cx.extensions_mut().get::<request_id::OpSlot>() {
             slot.set(op);
+            slot.name(request_id::Named {
+                bucket,
+                object,
+                user,
+                access_key,
+            });
         }
         unhonoured::refuse(op, cx.uri().query(), cx.headers())
     }
@@ -130,7 +151,7 @@ pub fn service(
         zonegroup: zonegroup.to_string(),
     });
     b.set_auth(GatewayAuth(gw.clone()));
-    b.set_access(AclDecidesLater);
+    b.set_access(AclDecidesLater(gw.clone()));
     for (key, names) in [
         ("dns_names", dns_names),
         ("website_dns_names", website_names),

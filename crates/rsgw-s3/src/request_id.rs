@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use hyper::body::Incoming;
+use rsgw_frontend::LogFields;
 use s3s::Body;
 use s3s::service::S3Service;
 
@@ -46,16 +47,46 @@ impl RequestIds {
 /// Where the access check notes the request's operation (s3s keeps its own
 /// name for it to itself): set once s3s has routed the request, so a
 /// request it could not route leaves it empty.
+/// The access check also notes what the request named and who signed it,
+/// for the ops log.
 #[derive(Clone, Default)]
-pub(crate) struct OpSlot(Arc<OnceLock<S3Op>>);
+pub(crate) struct OpSlot(Arc<(OnceLock<S3Op>, OnceLock<Named>)>);
+
+/// What a routed request named, and who signed it.
+#[derive(Debug, Default)]
+pub(crate) struct Named {
+    /// The bucket, if any.
+    pub bucket: Option<String>,
+    /// The object key, if any.
+    pub object: Option<String>,
+    /// The user of the signing key; `None`: anonymous.
+    pub user: Option<String>,
+    /// The signing key.
+    pub access_key: Option<String>,
+}
 
 impl OpSlot {
     pub(crate) fn set(&self, op: S3Op) {
-        let _ = self.0.set(op);
+        let _ = self.0.0.set(op);
+    }
+    /// Notes what the request named (the first note counts).
+    pub(crate) fn name(&self, named: Named) {
+        let _ = self.0.1.set(named);
     }
     /// The routed operation, `None` if s3s found none.
     fn routed(&self) -> Option<S3Op> {
-        self.0.get().copied()
+        self.0.0.get().copied()
+    }
+    /// The ops log's fields of the request with id `id`.
+    fn log_fields(&self, id: &str) -> LogFields {
+        let named = self.0.1.get();
+        LogFields {
+            request_id: id.to_string(),
+            bucket: named.and_then(|n| n.bucket.clone()),
+            object: named.and_then(|n| n.object.clone()),
+            user: named.and_then(|n| n.user.clone()),
+            access_key: named.and_then(|n| n.access_key.clone()),
+        }
     }
 }
 
@@ -186,6 +217,10 @@ impl RequestIdService {
             resp.headers_mut().insert("x-amz-request-id", v);
         }
         resp.extensions_mut().insert(S3Op::Other);
+        resp.extensions_mut().insert(LogFields {
+            request_id: id,
+            ..LogFields::default()
+        });
         resp
     }
 
@@ -220,6 +255,12 @@ impl RequestIdService {
         };
         let mut resp = if let Some((website, bucket)) = site {
             slot.set(S3Op::WebsiteGet);
+            slot.name(Named {
+                bucket: Some(bucket.clone()),
+                object: Some(req.uri().path().trim_start_matches('/').to_string())
+                    .filter(|k| !k.is_empty()),
+                ..Named::default()
+            });
             website.serve(&req, &bucket, &id).await
         } else if preflight {
             slot.set(S3Op::PreflightCors);
@@ -332,6 +373,7 @@ impl RequestIdService {
             self.cors.decorate(asked, &mut resp).await;
         }
         resp.extensions_mut().insert(routed.unwrap_or(S3Op::Other));
+        resp.extensions_mut().insert(slot.log_fields(&id));
         // An error may be answered before the body was read, and a client
         // that sent `Expect: 100-continue` then never sends it: the rest of
         // the connection would be out of step. Closing it keeps both sides sane.

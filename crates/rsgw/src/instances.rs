@@ -26,7 +26,8 @@ const FIRST_START_GRACE: Duration = Duration::from_secs(3);
 /// Rewrites `cfg` for instance `i` of `n`: its cpuset, and (without
 /// `reuse_port`) port + i × `instance_port_step` on every endpoint; the
 /// admin endpoint always moves so, so each instance answers its own health
-/// checks.
+/// checks; an ops log file gets `-i` before its extension, so each
+/// instance writes and rotates its own.
 pub fn apply(cfg: &mut Config, i: usize, n: usize) -> Result<(), Box<dyn std::error::Error>> {
     let sets = instance_cpusets(cfg, n)?;
     cfg.cpu.cpuset = sets[i].to_string();
@@ -44,7 +45,22 @@ pub fn apply(cfg: &mut Config, i: usize, n: usize) -> Result<(), Box<dyn std::er
     if !cfg.frontend.admin_endpoint.is_empty() {
         cfg.frontend.admin_endpoint = shift_port(&cfg.frontend.admin_endpoint, by)?;
     }
+    if n > 1 && !cfg.ops_log.path.is_empty() && cfg.ops_log.path != "-" {
+        cfg.ops_log.path = instance_file(&cfg.ops_log.path, i);
+    }
     Ok(())
+}
+
+/// `ops.log` -> `ops-1.log`, `ops` -> `ops-1` (the directory untouched).
+fn instance_file(path: &str, i: usize) -> String {
+    let name_at = path.rfind('/').map_or(0, |p| p + 1);
+    match path[name_at..].rfind('.') {
+        Some(dot) if dot > 0 => {
+            let at = name_at + dot;
+            format!("{}-{i}{}", &path[..at], &path[at..])
+        }
+        _ => format!("{path}-{i}"),
+    }
 }
 
 /// The cpuset of each of `n` instances: `cpu.instance_cpusets`, or
@@ -233,5 +249,23 @@ mod tests {
         cfg.cpu.instance_cpusets.clear();
         cfg.cpu.cpuset = "0".into();
         assert!(apply(&mut cfg, 0, 2).is_err(), "one CPU for two");
+    }
+
+    #[test]
+    fn each_instance_writes_its_own_ops_log() {
+        assert_eq!(
+            instance_file("/var/log/rsgw/ops.log", 1),
+            "/var/log/rsgw/ops-1.log"
+        );
+        assert_eq!(
+            instance_file("/var/log/rsgw.d/ops", 0),
+            "/var/log/rsgw.d/ops-0"
+        );
+        assert_eq!(instance_file(".ops", 2), ".ops-2");
+        let mut cfg = Config::default();
+        cfg.cpu.cpuset = "0-1".into();
+        cfg.ops_log.path = "-".into();
+        apply(&mut cfg, 1, 2).expect("apply");
+        assert_eq!(cfg.ops_log.path, "-", "standard output is shared");
     }
 }

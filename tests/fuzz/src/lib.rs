@@ -125,6 +125,7 @@ impl Harness {
             Pool::Async,
             metrics,
             TrustedProxies::default(),
+            None,
         );
         let mut h = Harness {
             rt,

@@ -1,0 +1,438 @@
+//! The ops log (`[ops_log]`): one JSON line per request, with radosgw's ops
+//! log field names where it has them, written by a thread of its own.
+//!
+//! A request hands its [`Entry`] to a bounded queue and never waits: when
+//! the writer falls behind (a slow disk, a pipe nobody reads), entries are
+//! dropped and counted (`rsgw_ops_log_dropped_total`). The writer formats,
+//! writes in batches, flushes whenever the queue is empty, and rotates the
+//! file by size. The handler adds what only it knows (request id, bucket,
+//! object, user) as a [`LogFields`] extension of its response.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use http::HeaderValue;
+use rsgw_config::OpsLogConfig;
+use serde::Serialize;
+
+use crate::FrontendError;
+use crate::metrics::Metrics;
+
+/// What the handler tells the ops log about a request, as an extension of
+/// its response. The frontend knows no protocol: these are the handler's
+/// words for the resource and the principal.
+#[derive(Debug, Clone, Default)]
+pub struct LogFields {
+    /// The request's id (`x-amz-request-id`).
+    pub request_id: String,
+    /// The bucket named, if any.
+    pub bucket: Option<String>,
+    /// The object key named, if any.
+    pub object: Option<String>,
+    /// The user the request was signed for; `None`: anonymous.
+    pub user: Option<String>,
+    /// The access key that signed the request.
+    pub access_key: Option<String>,
+}
+
+/// One request, as gathered along its path.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    /// When its headers arrived.
+    pub started: SystemTime,
+    pub method: http::Method,
+    /// The path, without the query (which may hold a presigned URL's
+    /// signature).
+    pub path: String,
+    pub client: Option<IpAddr>,
+    pub user_agent: Option<HeaderValue>,
+    pub referer: Option<HeaderValue>,
+    pub fields: Option<LogFields>,
+    pub operation: &'static str,
+    pub status: u16,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+    pub total_time: Duration,
+}
+
+/// A message to the writer.
+enum Msg {
+    Entry(Box<Entry>),
+    /// Reply once everything before it is written and flushed.
+    Sync(mpsc::Sender<()>),
+}
+
+/// The running ops log of an instance.
+pub struct OpsLog {
+    tx: SyncSender<Msg>,
+    metrics: Arc<Metrics>,
+}
+
+impl OpsLog {
+    /// Opens the file (or standard output) of `cfg` and starts the writer;
+    /// `None` when `cfg.path` is empty.
+    pub fn start(cfg: &OpsLogConfig, metrics: Arc<Metrics>) -> Result<Option<Self>, FrontendError> {
+        if cfg.path.is_empty() {
+            return Ok(None);
+        }
+        let sink = if cfg.path == "-" {
+            Sink::Stdout(BufWriter::new(io::stdout()))
+        } else {
+            let path = PathBuf::from(&cfg.path);
+            let file = open(&path)
+                .map_err(|e| FrontendError::io(format!("ops_log.path {}", path.display()), e))?;
+            let written = file.metadata().map_or(0, |m| m.len());
+            Sink::File {
+                out: BufWriter::new(file),
+                path,
+                written,
+                max_bytes: cfg.max_bytes,
+                files: cfg.files,
+            }
+        };
+        let (tx, rx) = mpsc::sync_channel(cfg.queue.max(1));
+        let m = metrics.clone();
+        std::thread::Builder::new()
+            .name("ops-log".into())
+            .spawn(move || write_loop(&rx, sink, &m))
+            .map_err(|e| FrontendError::io("starting the ops log writer", e))?;
+        Ok(Some(OpsLog { tx, metrics }))
+    }
+
+    /// Queues a request's line; drops it when the queue is full.
+    pub(crate) fn submit(&self, e: Entry) {
+        match self.tx.try_send(Msg::Entry(Box::new(e))) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.metrics.ops_log_dropped.inc();
+            }
+        }
+    }
+
+    /// Waits (up to `timeout`) until every line queued so far is written
+    /// and flushed: at shutdown, so the last requests are in the file.
+    pub fn sync(&self, timeout: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        let deadline = std::time::Instant::now() + timeout;
+        let mut msg = Msg::Sync(tx);
+        // the queue may be full: retry until the deadline rather than block
+        loop {
+            match self.tx.try_send(msg) {
+                Ok(()) => break,
+                Err(TrySendError::Full(m)) if std::time::Instant::now() < deadline => {
+                    msg = m;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(_) => return false,
+            }
+        }
+        rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+            .is_ok()
+    }
+}
+
+fn open(path: &Path) -> io::Result<File> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// Where lines go.
+enum Sink {
+    Stdout(BufWriter<io::Stdout>),
+    File {
+        out: BufWriter<File>,
+        path: PathBuf,
+        /// Bytes in the current file.
+        written: u64,
+        max_bytes: u64,
+        files: u32,
+    },
+}
+
+impl Sink {
+    fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(out) => out.write_all(line),
+            Sink::File {
+                out,
+                path,
+                written,
+                max_bytes,
+                files,
+            } => {
+                if *max_bytes > 0 && *written > 0 && *written + line.len() as u64 > *max_bytes {
+                    out.flush()?;
+                    rotate(path, *files)?;
+                    *out = BufWriter::new(open(path)?);
+                    *written = 0;
+                }
+                out.write_all(line)?;
+                *written += line.len() as u64;
+                Ok(())
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(out) => out.flush(),
+            Sink::File { out, .. } => out.flush(),
+        }
+    }
+}
+
+/// `path` becomes `path.1`, `path.1` `path.2`, ... up to `path.files`; with
+/// no files kept, `path` is emptied.
+fn rotate(path: &Path, files: u32) -> io::Result<()> {
+    let numbered = |i: u32| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(format!(".{i}"));
+        PathBuf::from(p)
+    };
+    if files == 0 {
+        return File::create(path).map(drop);
+    }
+    for i in (1..files).rev() {
+        match std::fs::rename(numbered(i), numbered(i + 1)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    std::fs::rename(path, numbered(1))
+}
+
+fn write_loop(rx: &Receiver<Msg>, mut sink: Sink, metrics: &Metrics) {
+    let mut line = Vec::with_capacity(512);
+    let mut failing = false;
+    // block for the first message of a batch, then take what is queued
+    while let Ok(first) = rx.recv() {
+        let mut next = Some(first);
+        let mut synced = Vec::new();
+        while let Some(msg) = next {
+            match msg {
+                Msg::Entry(e) => {
+                    line.clear();
+                    render(&e, &mut line);
+                    match sink.write_line(&line) {
+                        Ok(()) => {
+                            metrics.ops_log_lines.inc();
+                            failing = false;
+                        }
+                        Err(error) => {
+                            metrics.ops_log_dropped.inc();
+                            if !failing {
+                                tracing::error!(%error, "ops log: cannot write; lines are dropped until it can");
+                            }
+                            failing = true;
+                        }
+                    }
+                }
+                Msg::Sync(reply) => synced.push(reply),
+            }
+            next = rx.try_recv().ok();
+        }
+        if let Err(error) = sink.flush()
+            && !failing
+        {
+            tracing::error!(%error, "ops log: cannot write; lines are dropped until it can");
+            failing = true;
+        }
+        for reply in synced {
+            let _ = reply.send(());
+        }
+    }
+    let _ = sink.flush();
+}
+
+/// One line: radosgw's ops log field names where it has the field.
+#[derive(Serialize)]
+struct Line<'a> {
+    time: String,
+    trans_id: &'a str,
+    remote_addr: Option<String>,
+    user: &'a str,
+    access_key_id: Option<&'a str>,
+    operation: &'a str,
+    method: &'a str,
+    uri: &'a str,
+    bucket: Option<&'a str>,
+    object: Option<&'a str>,
+    http_status: u16,
+    bytes_received: u64,
+    bytes_sent: u64,
+    /// Milliseconds, with microseconds.
+    total_time: f64,
+    user_agent: Option<&'a str>,
+    referrer: Option<&'a str>,
+}
+
+fn render(e: &Entry, out: &mut Vec<u8>) {
+    let f = e.fields.as_ref();
+    let line = Line {
+        time: rfc3339_millis(e.started),
+        trans_id: f.map_or("", |f| f.request_id.as_str()),
+        remote_addr: e.client.map(|a| a.to_string()),
+        user: f.and_then(|f| f.user.as_deref()).unwrap_or("anonymous"),
+        access_key_id: f.and_then(|f| f.access_key.as_deref()),
+        operation: e.operation,
+        method: e.method.as_str(),
+        uri: &e.path,
+        bucket: f.and_then(|f| f.bucket.as_deref()),
+        object: f.and_then(|f| f.object.as_deref()),
+        http_status: e.status,
+        bytes_received: e.bytes_received,
+        bytes_sent: e.bytes_sent,
+        total_time: e.total_time.as_micros() as f64 / 1000.0,
+        user_agent: e.user_agent.as_ref().and_then(|v| v.to_str().ok()),
+        referrer: e.referer.as_ref().and_then(|v| v.to_str().ok()),
+    };
+    // a struct of strings and numbers always serializes
+    let _ = serde_json::to_writer(&mut *out, &line);
+    out.push(b'\n');
+}
+
+/// `2026-12-02T00:40:01.123Z`.
+fn rfc3339_millis(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // civil from days (Howard Hinnant's algorithm), days since 1970-01-01
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(n: u64) -> Entry {
+        Entry {
+            started: UNIX_EPOCH + Duration::from_millis(1_764_636_001_123),
+            method: http::Method::GET,
+            path: format!("/b/k{n}"),
+            client: Some("10.1.2.3".parse().expect("ip")),
+            user_agent: Some(HeaderValue::from_static("curl/8")),
+            referer: None,
+            fields: Some(LogFields {
+                request_id: format!("tx{n}"),
+                bucket: Some("b".into()),
+                object: Some(format!("k{n}")),
+                user: None,
+                access_key: None,
+            }),
+            operation: "GetObject",
+            status: 200,
+            bytes_received: 0,
+            bytes_sent: 260,
+            total_time: Duration::from_micros(1234),
+        }
+    }
+
+    #[test]
+    fn times_are_rfc3339_utc() {
+        assert_eq!(rfc3339_millis(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_764_636_001_123);
+        assert_eq!(rfc3339_millis(t), "2025-12-02T00:40:01.123Z");
+        // a leap day
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339_millis(t), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn a_line_is_one_json_object() {
+        let mut out = Vec::new();
+        render(&entry(7), &mut out);
+        assert_eq!(out.last(), Some(&b'\n'));
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
+        assert_eq!(v["trans_id"], "tx7");
+        assert_eq!(v["user"], "anonymous");
+        assert_eq!(v["remote_addr"], "10.1.2.3");
+        assert_eq!(v["object"], "k7");
+        assert_eq!(v["http_status"], 200);
+        assert_eq!(v["bytes_sent"], 260);
+        assert_eq!(v["total_time"], 1.234);
+        assert_eq!(v["referrer"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn rotates_by_size_keeping_the_newest_files() {
+        let dir = std::env::temp_dir().join(format!("rsgw-opslog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("ops.log");
+        let cfg = OpsLogConfig {
+            path: path.to_string_lossy().into_owned(),
+            max_bytes: 1000,
+            files: 2,
+            queue: 16,
+        };
+        let metrics = Arc::new(Metrics::for_test());
+        let log = OpsLog::start(&cfg, metrics.clone())
+            .expect("start")
+            .expect("on");
+        for n in 0..40 {
+            // a full queue drops: wait for the writer instead
+            assert!(log.sync(Duration::from_secs(5)));
+            log.submit(entry(n));
+        }
+        assert!(log.sync(Duration::from_secs(5)));
+        assert_eq!(metrics.ops_log_lines.get(), 40);
+        assert_eq!(metrics.ops_log_dropped.get(), 0);
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        let numbered = |i| dir.join(format!("ops.log.{i}"));
+        for p in [path.clone(), numbered(1), numbered(2)] {
+            let text = read(&p);
+            assert!(
+                !text.is_empty() && text.len() <= 1000,
+                "{}: {}",
+                p.display(),
+                text.len()
+            );
+            assert!(
+                text.lines()
+                    .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
+            );
+        }
+        assert!(!numbered(3).exists(), "two rotated files kept");
+        // the newest lines are in the file itself, in order
+        let last = read(&path);
+        assert!(
+            last.trim_end()
+                .ends_with(r#""user_agent":"curl/8","referrer":null}"#)
+        );
+        assert!(last.contains(r#""trans_id":"tx39""#));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts() {
+        let metrics = Arc::new(Metrics::for_test());
+        let (tx, _rx) = mpsc::sync_channel(2);
+        let log = OpsLog {
+            tx,
+            metrics: metrics.clone(),
+        };
+        for n in 0..5 {
+            log.submit(entry(n));
+        }
+        assert_eq!(metrics.ops_log_dropped.get(), 3);
+    }
+}

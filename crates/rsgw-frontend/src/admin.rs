@@ -20,6 +20,9 @@ use crate::metrics::{Metrics, Observed};
 /// Reads the pool's total busy time in seconds.
 pub type BusySeconds = Arc<dyn Fn() -> f64 + Send + Sync>;
 
+/// Appends the handler's own metrics ([`crate::Handler::write_metrics`]).
+pub type HandlerMetrics = Arc<dyn Fn(&mut String) + Send + Sync>;
+
 /// What `/metrics` and `/health` report.
 pub struct AdminState {
     /// The instance's metrics.
@@ -32,6 +35,8 @@ pub struct AdminState {
     pub busy_seconds: BusySeconds,
     /// The admission queue's length.
     pub admission_waiting: Arc<Waiting>,
+    /// The handler's metrics.
+    pub handler_metrics: HandlerMetrics,
     /// Set once the instance drains: `/health` answers 503 so load
     /// balancers stop sending new requests.
     pub draining: AtomicBool,
@@ -111,16 +116,16 @@ fn respond(state: &AdminState, req: &Request<Incoming>) -> Response<Full<Bytes>>
         );
     }
     match req.uri().path() {
-        "/metrics" => text(
-            StatusCode::OK,
-            state.metrics.render(&Observed {
+        "/metrics" => {
+            let mut out = state.metrics.render(&Observed {
                 mode: state.mode,
                 threads: state.threads,
                 pool_busy_seconds: (state.busy_seconds)(),
                 admission_waiting: state.admission_waiting.get(),
-            }),
-            "text/plain; version=0.0.4",
-        ),
+            });
+            (state.handler_metrics)(&mut out);
+            text(StatusCode::OK, out, "text/plain; version=0.0.4")
+        }
         "/health" if state.draining.load(Ordering::Relaxed) => text(
             StatusCode::SERVICE_UNAVAILABLE,
             "draining\n".into(),

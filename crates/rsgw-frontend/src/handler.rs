@@ -71,4 +71,8 @@ pub trait Handler: Clone + Send + Sync + 'static {
 
     /// Which operation a response answered, from its extensions.
     fn operation(ext: &http::Extensions) -> Self::Operation;
+
+    /// Appends the handler's own metrics, in Prometheus text, to
+    /// `/metrics` (the frontend's come first). None by default.
+    fn write_metrics(&self, _out: &mut String) {}
 }

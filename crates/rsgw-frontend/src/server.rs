@@ -12,7 +12,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use rsgw_config::{Admission as AdmissionMode, Config, CpuSet, PoolMode};
 use tokio::sync::{Semaphore, watch};
 
-use crate::admin::{AdminState, BusySeconds};
+use crate::admin::{AdminState, BusySeconds, HandlerMetrics};
 use crate::admission::{Admission, Policy};
 use crate::client::TrustedProxies;
 use crate::handler::{BoxError, Handler};
@@ -166,6 +166,10 @@ where
     if ops_log.is_some() {
         tracing::info!(path = %cfg.ops_log.path, "ops log: one line per request");
     }
+    let handler_metrics: HandlerMetrics = {
+        let h = handler.clone();
+        Arc::new(move |out: &mut String| h.write_metrics(out))
+    };
     let service = FrontendService::new(
         handler,
         body_timeout,
@@ -185,6 +189,7 @@ where
         threads: plan.handlers,
         busy_seconds: busy,
         admission_waiting,
+        handler_metrics,
         draining: Default::default(),
     });
     if !fe.admin_endpoint.is_empty() {

@@ -108,6 +108,12 @@ pub struct Gateway {
 }
 
 impl Gateway {
+    /// Whether the metadata caches are kept coherent by a watch now (else
+    /// their entries expire after `metadata_cache_ttl`).
+    pub fn metadata_watched(&self) -> bool {
+        self.cache.watched()
+    }
+
     /// A gateway on `store`; call [`Gateway::init`] before serving.
     pub fn new(store: Arc<dyn Store>, opts: GatewayOptions) -> Self {
         let ttl = opts.metadata_cache_ttl;

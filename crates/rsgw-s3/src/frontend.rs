@@ -57,6 +57,10 @@ impl Handler for RequestIdService {
     fn operation(ext: &http::Extensions) -> S3Op {
         ext.get::<S3Op>().copied().unwrap_or(S3Op::Other)
     }
+
+    fn write_metrics(&self, out: &mut String) {
+        RequestIdService::write_metrics(self, out);
+    }
 }
 
 #[cfg(test)]

@@ -168,8 +168,9 @@ pub fn service(
     }
     let hosts = (!dns_names.is_empty()).then(|| std::sync::Arc::new(DnsNames(dns_names.to_vec())));
     let cors = cors::Cors::new(gw.clone(), hosts);
-    let website = website::Website::new(gw, website_names);
+    let website = website::Website::new(gw.clone(), website_names);
     Ok(RequestIdService::new(
+        gw,
         b.build(),
         max_header_size,
         post_form_fields_max,

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use futures::future::BoxFuture;
 use hyper::body::Incoming;
 use rsgw_frontend::LogFields;
+use rsgw_gateway::Gateway;
 use s3s::Body;
 use s3s::service::S3Service;
 
@@ -98,6 +99,7 @@ pub type S3HttpService = RequestIdService;
 /// characters in XML bodies as radosgw does (`crate::xml_text`).
 #[derive(Clone)]
 pub struct RequestIdService {
+    gw: Gateway,
     inner: S3Service,
     ids: Arc<RequestIds>,
     max_header_size: usize,
@@ -187,6 +189,7 @@ fn request_has_body(h: &http::HeaderMap) -> bool {
 
 impl RequestIdService {
     pub(crate) fn new(
+        gw: Gateway,
         inner: S3Service,
         max_header_size: usize,
         post_form_fields_max: usize,
@@ -194,6 +197,7 @@ impl RequestIdService {
         website: Option<Website>,
     ) -> Self {
         RequestIdService {
+            gw,
             inner,
             ids: Arc::new(RequestIds::new()),
             max_header_size,
@@ -201,6 +205,20 @@ impl RequestIdService {
             cors,
             website,
         }
+    }
+
+    /// The gateway's own metrics, in Prometheus text: whether the metadata
+    /// caches are kept coherent by a watch now.
+    pub fn write_metrics(&self, out: &mut String) {
+        out.push_str(
+            "# HELP rsgw_metadata_watch_up 1 while the instance watches the store's control object, so its metadata caches are coherent; 0 while it falls back to short TTLs (s3.metadata_cache_ttl_ms).\n\
+             # TYPE rsgw_metadata_watch_up gauge\n",
+        );
+        out.push_str(if self.gw.metadata_watched() {
+            "rsgw_metadata_watch_up 1\n"
+        } else {
+            "rsgw_metadata_watch_up 0\n"
+        });
     }
 
     /// An S3 error response (XML body) with a fresh request id, for layers

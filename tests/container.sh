@@ -8,9 +8,10 @@
 # throwaway cluster; then S3 round trips through each, each container's
 # cpuset seen from inside, a public object under ab through both, the
 # HEALTHCHECK, the HAProxy ingress in front of both (docker/haproxy.cfg),
-# a rolling restart of each instance while ab -k and an S3 read/write mix
-# run through the ingress (no request may fail, every acknowledged write
-# reads back), and a clean stop (exit status 0 after the drain). Last, the demo profile's single-node cluster
+# Prometheus (the monitoring profile, docker/prometheus/) scraping both
+# with the alerting rules, a rolling restart of each instance while ab -k
+# and an S3 read/write mix run through the ingress (no request may fail,
+# every acknowledged write reads back), and a clean stop (exit status 0 after the drain). Last, the demo profile's single-node cluster
 # image with a gateway beside it.
 #   tests/container.sh RSGW_BINARY CEPH_CONF
 # Env: RSGW_TEST_COMPOSE=no starts the two gateways with `podman run` and
@@ -37,13 +38,14 @@ project=rsgwtest$$
 a=${project}_rsgw-a_1
 b=${project}_rsgw-b_1
 ingress=${project}_ingress_1
+prometheus=${project}_prometheus_1
 cleanup() {
   [[ -n ${load_pid:-} ]] && kill "$load_pid" 2>/dev/null
   if [[ $compose == yes ]]; then
     podman-compose -f docker/compose.yml -p "$project" down -t 5 >/dev/null 2>&1 || true
   fi
   local c
-  for c in "$a" "$b" "$ingress" "${project}_demo-gw" "${project}_ceph-demo"; do
+  for c in "$a" "$b" "$ingress" "$prometheus" "${project}_demo-gw" "${project}_ceph-demo"; do
     podman rm -f -i -t 5 "$c" >/dev/null 2>>"$work/cleanup.log" || cat "$work/cleanup.log" >&2
   done
   rm -rf "$work"
@@ -51,7 +53,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== hadolint"
-hadolint docker/Dockerfile docker/ceph-demo.Dockerfile docker/haproxy.Dockerfile
+hadolint docker/Dockerfile docker/ceph-demo.Dockerfile docker/haproxy.Dockerfile docker/prometheus.Dockerfile
 
 echo "== base image (debootstrap minbase bookworm, kept between runs)"
 base=localhost/rsgw-bookworm:latest
@@ -71,6 +73,11 @@ echo "== ingress image from docker/haproxy.Dockerfile"
 ingress_image=localhost/rsgw-ingress:test
 podman build -q --format docker --network host --build-arg BASE="$base" \
   -f docker/haproxy.Dockerfile -t "$ingress_image" . >/dev/null
+
+echo "== Prometheus image from docker/prometheus.Dockerfile"
+prometheus_image=localhost/rsgw-prometheus:test
+podman build -q --format docker --network host --build-arg BASE="$base" \
+  -f docker/prometheus.Dockerfile -t "$prometheus_image" . >/dev/null
 
 echo "== cephx key and pools for the gateways (docs/deploy.md, step 2)"
 export CEPH_CONF=$conf
@@ -93,6 +100,9 @@ export RSGW_A_CPUS=0 RSGW_B_CPUS=1 RSGW_A_PORT=$port_a RSGW_B_PORT=$port_b
 export RSGW_A_ADMIN_PORT=$((port_a + 1)) RSGW_B_ADMIN_PORT=$((port_b + 1))
 port_ingress=$((port_a + 5))
 export INGRESS_IMAGE=$ingress_image INGRESS_BIND=127.0.0.1 INGRESS_PORT=$port_ingress
+port_prometheus=$((port_a + 7))
+export PROMETHEUS_IMAGE=$prometheus_image PROMETHEUS_BIND=127.0.0.1 PROMETHEUS_PORT=$port_prometheus
+export PROMETHEUS_INTERVAL=1s
 
 echo "== a user, with rsgw admin in the image (docs/deploy.md, step 4)"
 store_env=(-e RSGW_STORE_BACKEND=rados -e RSGW_STORE_CEPH_CONF=/etc/ceph/ceph.conf
@@ -118,14 +128,15 @@ run_gateway() {
     -e RSGW_FRONTEND_ADMIN_ENDPOINT="\"127.0.0.1:${!admin_var}\"" "$image" >/dev/null
 }
 
-echo "== two pinned gateways and the ingress (docs/deploy.md, step 5)"
+echo "== two pinned gateways, the ingress and Prometheus (docs/deploy.md, step 5 and Alerts)"
 if [[ $compose == yes ]]; then
-  if ! podman-compose -f docker/compose.yml -p "$project" up -d >"$work/compose.log" 2>&1 ||
-    ! podman container exists "$a" || ! podman container exists "$b" || ! podman container exists "$ingress"; then
+  if ! podman-compose -f docker/compose.yml -p "$project" --profile monitoring up -d >"$work/compose.log" 2>&1 ||
+    ! podman container exists "$a" || ! podman container exists "$b" || ! podman container exists "$ingress" ||
+    ! podman container exists "$prometheus"; then
     cat "$work/compose.log"
-    fail "podman-compose -f docker/compose.yml up did not bring both gateways and the ingress up"
+    fail "podman-compose -f docker/compose.yml --profile monitoring up did not bring both gateways, the ingress and Prometheus up"
   fi
-  how="podman-compose -f docker/compose.yml up -d"
+  how="podman-compose -f docker/compose.yml --profile monitoring up -d"
 else
   echo "RSGW_TEST_COMPOSE=no: podman run with docker/compose.yml's settings; compose is not tested"
   # the same settings as docker/compose.yml, service by service
@@ -135,6 +146,8 @@ else
   podman run -d --name "$ingress" --network host --ulimit nofile=20000:20000 --ulimit nproc=32768:32768 \
     -e INGRESS_BIND -e INGRESS_PORT -e RSGW_HOST=127.0.0.1 -e RSGW_A_PORT -e RSGW_A_ADMIN_PORT \
     -e RSGW_B_PORT -e RSGW_B_ADMIN_PORT "$ingress_image" >/dev/null
+  podman run -d --name "$prometheus" --network host -e PROMETHEUS_BIND -e PROMETHEUS_PORT -e PROMETHEUS_INTERVAL \
+    -e RSGW_HOST=127.0.0.1 -e RSGW_A_ADMIN_PORT -e RSGW_B_ADMIN_PORT "$prometheus_image" >/dev/null
   how="podman run with docker/compose.yml's settings (RSGW_TEST_COMPOSE=no)"
 fi
 echo "started with: $how"
@@ -191,6 +204,31 @@ for p in "$port_a" "$port_b"; do
   grep -q "^Non-2xx" <<<"$out" && { echo "$out"; fail "non-2xx through port $p"; }
   echo "port $p: $(grep 'Requests per second' <<<"$out")"
 done
+
+echo "== Prometheus: both instances scraped, every rule evaluated (docs/deploy.md, Alerts)"
+python3 - "http://127.0.0.1:$port_prometheus" <<'PY' || { podman logs "$prometheus" 2>&1 | tail -20; fail "Prometheus with the rules"; }
+import json, sys, time, urllib.request
+base = sys.argv[1]
+def api(path):
+    with urllib.request.urlopen(f"{base}/api/v1/{path}", timeout=5) as r:
+        return json.load(r)["data"]
+deadline, state = time.monotonic() + 90, "not ready"
+while time.monotonic() < deadline:
+    try:
+        targets = api("targets")["activeTargets"]
+        rules = [r for g in api("rules")["groups"] for r in g["rules"]]
+        rates = api("query?query=rsgw:requests:rate5m")["result"]
+    except OSError as e:
+        state = f"no answer: {e}"
+    else:
+        state = (f"{sum(t['health'] == 'up' for t in targets)}/2 targets up, "
+                 f"{sum(r['health'] == 'ok' for r in rules)}/13 rules evaluated, {len(rates)}/2 request rates")
+        if state == "2/2 targets up, 13/13 rules evaluated, 2/2 request rates":
+            print(f"Prometheus: {state}")
+            sys.exit(0)
+    time.sleep(1)
+sys.exit(f"Prometheus: {state} after 90 s")
+PY
 
 echo "== through the ingress: a rolling restart of each instance under load (docs/deploy.md, Upgrades)"
 ingress_url=http://127.0.0.1:$port_ingress
@@ -271,7 +309,7 @@ PY
   fail "rsgw-a does not serve after its restart"
 
 echo "== clean stop: SIGTERM, drain, exit 0"
-podman stop -t 40 "$a" "$b" "$ingress" >/dev/null 2>"$work/stop.log" || { cat "$work/stop.log"; fail "podman stop"; }
+podman stop -t 40 "$a" "$b" "$ingress" "$prometheus" >/dev/null 2>"$work/stop.log" || { cat "$work/stop.log"; fail "podman stop"; }
 for c in "$a" "$b"; do
   code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
   [[ $code == 0 ]] || { podman logs "$c" 2>&1 | tail -20; fail "$c exited $code"; }

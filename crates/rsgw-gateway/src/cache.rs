@@ -18,7 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use crate::buckets::BucketInfo;
+use crate::ratelimit::RateLimits;
 use crate::users::KeyRecord;
 
 /// A change of cached metadata, as announced to the other instances.
@@ -28,14 +31,17 @@ pub(crate) enum Change {
     Bucket(String),
     /// An access key was removed.
     Key(String),
+    /// A rate limit changed.
+    RateLimits,
 }
 
 impl Change {
     /// The notification payload: a tag byte, then the name.
     pub(crate) fn encode(&self) -> Vec<u8> {
         let (tag, name) = match self {
-            Change::Bucket(n) => (b'b', n),
-            Change::Key(k) => (b'k', k),
+            Change::Bucket(n) => (b'b', n.as_str()),
+            Change::Key(k) => (b'k', k.as_str()),
+            Change::RateLimits => (b'r', ""),
         };
         let mut p = Vec::with_capacity(name.len() + 1);
         p.push(tag);
@@ -51,6 +57,7 @@ impl Change {
         match tag {
             b'b' => Some(Change::Bucket(name)),
             b'k' => Some(Change::Key(name)),
+            b'r' => Some(Change::RateLimits),
             _ => None,
         }
     }
@@ -69,6 +76,7 @@ const MAX_ENTRIES: usize = 100_000;
 struct Maps {
     buckets: HashMap<String, Timed<BucketInfo>>,
     keys: HashMap<String, Timed<KeyRecord>>,
+    ratelimits: Option<Timed<Arc<RateLimits>>>,
     /// Counts invalidations; a fill is accepted only under the epoch its
     /// lookup started in.
     epoch: u64,
@@ -78,6 +86,7 @@ impl Maps {
     fn invalidate_all(&mut self) {
         self.buckets.clear();
         self.keys.clear();
+        self.ratelimits = None;
         self.epoch += 1;
     }
 }
@@ -163,6 +172,26 @@ impl MetaCache {
         }
     }
 
+    pub(crate) fn ratelimits(&self) -> Option<Arc<RateLimits>> {
+        let watched = self.watched.load(Ordering::Acquire);
+        self.maps()
+            .ratelimits
+            .as_ref()
+            .filter(|t| watched || t.at.elapsed() < self.unwatched_ttl)
+            .map(|t| t.value.clone())
+    }
+
+    /// Fills the rate limits, unless something was invalidated since `ticket`.
+    pub(crate) fn put_ratelimits(&self, ticket: Ticket, limits: &Arc<RateLimits>) {
+        let mut maps = self.maps();
+        if maps.epoch == ticket.0 {
+            maps.ratelimits = Some(Timed {
+                at: Instant::now(),
+                value: limits.clone(),
+            });
+        }
+    }
+
     /// Drops what `change` makes stale; `None` (an unreadable change) drops all.
     pub(crate) fn invalidate(&self, change: Option<&Change>) {
         let mut maps = self.maps();
@@ -173,9 +202,11 @@ impl MetaCache {
             Some(Change::Key(key)) => {
                 maps.keys.remove(key);
             }
+            Some(Change::RateLimits) => maps.ratelimits = None,
             None => {
                 maps.buckets.clear();
                 maps.keys.clear();
+                maps.ratelimits = None;
             }
         }
         maps.epoch += 1;

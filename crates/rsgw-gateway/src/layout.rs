@@ -41,6 +41,11 @@ pub(crate) fn bucket(name: &str) -> ObjectId {
     ObjectId::in_namespace(META, "buckets", name)
 }
 
+/// Every rate limit of the store, in one record.
+pub(crate) fn ratelimits() -> ObjectId {
+    ObjectId::in_namespace(META, "ratelimits", "all")
+}
+
 /// The object every instance watches for changes of cached metadata.
 pub(crate) fn control() -> ObjectId {
     ObjectId::in_namespace(META, "control", "notify")

@@ -23,6 +23,7 @@ mod layout;
 mod list;
 mod multipart;
 mod objects;
+mod ratelimit;
 mod tagging;
 #[cfg(test)]
 mod testutil;
@@ -48,6 +49,7 @@ pub use objects::{
     BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
     PutResult, RangeSpec, Tail,
 };
+pub use ratelimit::{Kind, Limit, LimitTarget, Limiter, RateLimits, Refusal, Scope};
 pub use tagging::{MAX_BUCKET_TAGS, MAX_OBJECT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, check_tags};
 pub use users::{AccessKey, User};
 pub use website::{
@@ -105,6 +107,7 @@ pub struct Gateway {
     store: Arc<dyn Store>,
     opts: Arc<GatewayOptions>,
     cache: Arc<cache::MetaCache>,
+    limiter: Arc<ratelimit::Limiter>,
 }
 
 impl Gateway {
@@ -121,6 +124,7 @@ impl Gateway {
             store,
             opts: Arc::new(opts),
             cache: Arc::new(cache::MetaCache::new(ttl)),
+            limiter: Arc::default(),
         }
     }
 
@@ -131,6 +135,7 @@ impl Gateway {
             store,
             opts: self.opts.clone(),
             cache: self.cache.clone(),
+            limiter: self.limiter.clone(),
         }
     }
 

@@ -16,6 +16,7 @@ mod frontend;
 mod operation;
 mod ops;
 mod post_object;
+mod ratelimit;
 mod request_id;
 mod unhonoured;
 mod uri;
@@ -71,16 +72,30 @@ impl s3s::access::S3Access for AclDecidesLater {
             Some(ak) => self.0.lookup_key(ak).await.ok().map(|(uid, _)| uid),
             None => None,
         };
-        if let Some(slot) = cx.extensions_mut().get::<request_id::OpSlot>() {
+        let slot = cx.extensions_mut().get::<request_id::OpSlot>().cloned();
+        if let Some(slot) = &slot {
             slot.set(op);
             slot.name(request_id::Named {
-                bucket,
+                bucket: bucket.clone(),
                 object,
-                user,
+                user: user.clone(),
                 access_key,
             });
         }
-        unhonoured::refuse(op, cx.uri().query(), cx.headers())
+        unhonoured::refuse(op, cx.uri().query(), cx.headers())?;
+        // the one place every routed request's rate limits are decided
+        let (admitted, verdict) = ratelimit::admit(
+            &self.0,
+            cx.method(),
+            cx.headers(),
+            user.as_deref(),
+            bucket.as_deref(),
+        )
+        .await;
+        if let Some((slot, a)) = slot.zip(admitted) {
+            slot.admitted(a);
+        }
+        verdict
     }
 
     /// A browser upload's `success_action_redirect` is checked before the

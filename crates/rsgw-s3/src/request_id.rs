@@ -16,6 +16,7 @@ use s3s::service::S3Service;
 use crate::cors::{Cors, Preflight};
 use crate::operation::S3Op;
 use crate::post_object::{FormTap, PostReply};
+use crate::ratelimit::{self, Admitted};
 use crate::website::Website;
 
 /// Request ids unique within a process and across its restarts:
@@ -51,7 +52,7 @@ impl RequestIds {
 /// The access check also notes what the request named and who signed it,
 /// for the ops log.
 #[derive(Clone, Default)]
-pub(crate) struct OpSlot(Arc<(OnceLock<S3Op>, OnceLock<Named>)>);
+pub(crate) struct OpSlot(Arc<(OnceLock<S3Op>, OnceLock<Named>, OnceLock<Admitted>)>);
 
 /// What a routed request named, and who signed it.
 #[derive(Debug, Default)]
@@ -73,6 +74,10 @@ impl OpSlot {
     /// Notes what the request named (the first note counts).
     pub(crate) fn name(&self, named: Named) {
         let _ = self.0.1.set(named);
+    }
+    /// Notes the rate limits' decision.
+    pub(crate) fn admitted(&self, a: Admitted) {
+        let _ = self.0.2.set(a);
     }
     /// The routed operation, `None` if s3s found none.
     fn routed(&self) -> Option<S3Op> {
@@ -219,6 +224,7 @@ impl RequestIdService {
         } else {
             "rsgw_metadata_watch_up 0\n"
         });
+        ratelimit::write_metrics(&self.gw, out);
     }
 
     /// An S3 error response (XML body) with a fresh request id, for layers
@@ -247,6 +253,7 @@ impl RequestIdService {
         let id = self.ids.next();
         let slot = OpSlot::default();
         req.extensions_mut().insert(slot.clone());
+        let method = req.method().clone();
         let has_body = request_has_body(req.headers());
         let header_bytes: usize = req
             .headers()
@@ -391,6 +398,31 @@ impl RequestIdService {
             self.cors.decorate(asked, &mut resp).await;
         }
         resp.extensions_mut().insert(routed.unwrap_or(S3Op::Other));
+        if let Some(a) = slot.0.2.get() {
+            match &a.refused {
+                Some(r) => {
+                    resp.headers_mut().insert(
+                        http::header::RETRY_AFTER,
+                        http::HeaderValue::from(ratelimit::retry_after(r)),
+                    );
+                }
+                None if ratelimit::is_read(&method) && resp.status().is_success() => {
+                    let len = resp
+                        .headers()
+                        .get(http::header::CONTENT_LENGTH)
+                        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+                        .unwrap_or(0);
+                    let named = slot.0.1.get();
+                    self.gw.limiter().charge_read(
+                        &a.limits,
+                        named.and_then(|n| n.user.as_deref()),
+                        named.and_then(|n| n.bucket.as_deref()),
+                        len,
+                    );
+                }
+                None => {}
+            }
+        }
         resp.extensions_mut().insert(slot.log_fields(&id));
         // An error may be answered before the body was read, and a client
         // that sent `Expect: 100-continue` then never sends it: the rest of

@@ -1,6 +1,7 @@
 //! `rsgw admin`: commands that work on the store directly, while a gateway
 //! may be running on the same store (as `radosgw-admin` does).
 
+mod ratelimit;
 mod store_bench;
 mod users;
 
@@ -28,6 +29,12 @@ pub enum AdminCommand {
         #[arg(long)]
         pool: String,
     },
+    /// Rate limits per user, per bucket and for anonymous requests (as
+    /// radosgw-admin's ratelimit and global ratelimit): read and write
+    /// operations and bytes per second, on each instance; every running
+    /// instance applies a change to its next request.
+    #[command(subcommand)]
+    Ratelimit(ratelimit::RateLimitCommand),
     /// Garbage collection of what interrupted or replaced writes left behind.
     #[command(subcommand)]
     Gc(users::GcCommand),
@@ -45,6 +52,7 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
         AdminCommand::Key(c) => users::run_key(&cfg, c),
         AdminCommand::Bucket(c) => users::run_bucket(&cfg, c),
         AdminCommand::Gc(c) => users::run_gc(&cfg, c),
+        AdminCommand::Ratelimit(c) => ratelimit::run(&cfg, c),
         AdminCommand::Objects { pool } => list_objects(&cfg, &pool),
     }
 }

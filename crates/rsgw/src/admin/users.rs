@@ -102,7 +102,8 @@ pub struct KeyCreate {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-fn with_gateway<F, Fut>(cfg: &Config, f: F) -> Result<()>
+/// Runs `f` on a gateway of the configured store and prints its answer.
+pub(super) fn with_gateway<F, Fut>(cfg: &Config, f: F) -> Result<()>
 where
     F: FnOnce(Gateway) -> Fut,
     Fut: std::future::Future<Output = Result<serde_json::Value>>,

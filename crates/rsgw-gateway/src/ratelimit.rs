@@ -1,0 +1,617 @@
+//! Rate limits per user, per bucket and for anonymous requests, as
+//! radosgw's `ratelimit`: read and write operations and bytes per second.
+//!
+//! The settings are one metadata record (every scope's default, then users
+//! and buckets by name), cached like bucket records and changed only
+//! through [`Gateway::update_ratelimit`], which announces the change to
+//! every instance: once it returns, every instance enforces the new limits
+//! on its next request. Each instance enforces them on its own share of
+//! the traffic (token buckets in this process, [`Limiter`]): a cluster-wide
+//! figure is split across N instances by setting figure / N, with a load
+//! balancer spreading clients evenly.
+//!
+//! Reads are GET and HEAD requests, writes every other method. An
+//! operation takes one token of its kind; bytes are charged as they are
+//! known (a write's declared length before it runs, a read's response
+//! length after), and may overdraw: the balance is then paid back before
+//! the next request of that kind passes, as radosgw does.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use rsgw_store::{CmpOp, ReadOp, StoreError, WriteOp};
+use serde::{Deserialize, Serialize};
+
+use crate::cache::Change;
+use crate::{Gateway, GatewayError, GatewayResult, layout};
+
+/// One entity's limits, per second and per instance; 0 is unlimited.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limit {
+    /// Enforced only when enabled.
+    pub enabled: bool,
+    /// GET and HEAD requests per second.
+    pub max_read_ops: u64,
+    /// Requests of other methods per second.
+    pub max_write_ops: u64,
+    /// Response bytes of reads per second.
+    pub max_read_bytes: u64,
+    /// Request bytes of writes per second.
+    pub max_write_bytes: u64,
+}
+
+impl Limit {
+    fn active(&self) -> bool {
+        self.enabled
+            && (self.max_read_ops | self.max_write_ops | self.max_read_bytes | self.max_write_bytes)
+                > 0
+    }
+}
+
+/// Every rate limit of the store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RateLimits {
+    /// Users without limits of their own.
+    pub global_user: Limit,
+    /// Buckets without limits of their own.
+    pub global_bucket: Limit,
+    /// Requests without a signature.
+    pub anonymous: Limit,
+    /// Users' own limits, by user id.
+    pub users: BTreeMap<String, Limit>,
+    /// Buckets' own limits, by bucket name.
+    pub buckets: BTreeMap<String, Limit>,
+}
+
+impl RateLimits {
+    /// The limit of a user (`None`: anonymous).
+    fn of_user(&self, uid: Option<&str>) -> &Limit {
+        match uid {
+            None => &self.anonymous,
+            Some(u) => self.users.get(u).unwrap_or(&self.global_user),
+        }
+    }
+
+    fn of_bucket(&self, name: &str) -> &Limit {
+        self.buckets.get(name).unwrap_or(&self.global_bucket)
+    }
+
+    /// Whether any limit is enforced at all: the requests of a store without
+    /// one skip the limiter.
+    fn any(&self) -> bool {
+        self.global_user.active()
+            || self.global_bucket.active()
+            || self.anonymous.active()
+            || self.users.values().any(Limit::active)
+            || self.buckets.values().any(Limit::active)
+    }
+}
+
+/// Which limit an admin command sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LimitTarget {
+    /// The default of every user without limits of their own.
+    GlobalUser,
+    /// The default of every bucket without limits of its own.
+    GlobalBucket,
+    /// Unsigned requests.
+    Anonymous,
+    /// One user.
+    User(String),
+    /// One bucket (by name, whether it exists yet or not).
+    Bucket(String),
+}
+
+/// The scope of a limit that refused a request, for metrics and logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// A user's own or the users' default.
+    User = 0,
+    /// A bucket's own or the buckets' default.
+    Bucket = 1,
+    /// The anonymous limit.
+    Anonymous = 2,
+}
+
+/// What is counted against a limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Read operations.
+    ReadOps = 0,
+    /// Write operations.
+    WriteOps = 1,
+    /// Bytes read.
+    ReadBytes = 2,
+    /// Bytes written.
+    WriteBytes = 3,
+}
+
+impl Scope {
+    /// Its name, as a metrics label.
+    pub fn name(self) -> &'static str {
+        ["user", "bucket", "anonymous"][self as usize]
+    }
+}
+
+impl Kind {
+    /// Its name, as a metrics label.
+    pub fn name(self) -> &'static str {
+        ["read_ops", "write_ops", "read_bytes", "write_bytes"][self as usize]
+    }
+
+    fn of(limit: &Limit, kind: Kind) -> u64 {
+        match kind {
+            Kind::ReadOps => limit.max_read_ops,
+            Kind::WriteOps => limit.max_write_ops,
+            Kind::ReadBytes => limit.max_read_bytes,
+            Kind::WriteBytes => limit.max_write_bytes,
+        }
+    }
+}
+
+/// A request refused by a limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Refusal {
+    /// The limit's scope.
+    pub scope: Scope,
+    /// What ran out.
+    pub kind: Kind,
+    /// When the request would pass (`Retry-After`).
+    pub retry_after: Duration,
+}
+
+/// A token bucket: up to one second of the rate, refilled continuously;
+/// bytes may take it below zero.
+#[derive(Debug, Clone, Copy)]
+struct Tokens {
+    level: f64,
+    /// Per second, and the most it holds.
+    rate: f64,
+    at: Instant,
+}
+
+impl Tokens {
+    fn full(rate: f64, now: Instant) -> Self {
+        Tokens {
+            level: rate,
+            rate,
+            at: now,
+        }
+    }
+
+    /// Brings the level to `now` at `rate` (a changed limit applies from
+    /// the next request on).
+    fn refill(&mut self, rate: f64, now: Instant) {
+        let gained = now.saturating_duration_since(self.at).as_secs_f64() * rate;
+        self.rate = rate;
+        self.level = (self.level + gained).min(rate);
+        self.at = now;
+    }
+}
+
+/// Entries of the limiter's map beyond which idle ones are dropped.
+const MAX_TRACKED: usize = 100_000;
+
+/// This instance's token buckets, by scope, entity and kind.
+#[derive(Default)]
+pub struct Limiter {
+    buckets: Mutex<HashMap<(Scope, String, Kind), Tokens>>,
+    /// Refusals, by scope and kind.
+    refused: [[AtomicU64; 4]; 3],
+}
+
+impl Limiter {
+    /// Takes one operation (and `write_bytes`, a write's declared length)
+    /// from the limits of `user` (`None`: anonymous) and `bucket`; refuses
+    /// without taking anything when one of them has run out.
+    pub fn admit(
+        &self,
+        limits: &RateLimits,
+        user: Option<&str>,
+        bucket: Option<&str>,
+        write: bool,
+        write_bytes: u64,
+    ) -> Result<(), Refusal> {
+        if !limits.any() {
+            return Ok(());
+        }
+        let (ops, bytes) = if write {
+            (Kind::WriteOps, Kind::WriteBytes)
+        } else {
+            (Kind::ReadOps, Kind::ReadBytes)
+        };
+        let checks = self.applicable(limits, user, bucket);
+        let now = Instant::now();
+        let mut map = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.len() > MAX_TRACKED {
+            // full buckets are idle ones: nothing is lost by forgetting them
+            map.retain(|_, t| {
+                t.refill(t.rate, now);
+                t.level < t.rate
+            });
+        }
+        // first every check, then every charge: a refused request takes nothing
+        for (scope, name, limit) in &checks {
+            for (kind, is_ops) in [(ops, true), (bytes, false)] {
+                let rate = Kind::of(limit, kind) as f64;
+                if rate == 0.0 {
+                    continue;
+                }
+                let t = map
+                    .entry((*scope, name.clone(), kind))
+                    .or_insert_with(|| Tokens::full(rate, now));
+                t.refill(rate, now);
+                // an operation needs a whole token; bytes a balance above zero
+                let (refuse, missing) = if is_ops {
+                    (t.level < 1.0, 1.0 - t.level)
+                } else {
+                    (t.level <= 0.0, -t.level)
+                };
+                if refuse {
+                    self.refused[*scope as usize][kind as usize].fetch_add(1, Ordering::Relaxed);
+                    return Err(Refusal {
+                        scope: *scope,
+                        kind,
+                        retry_after: Duration::from_secs_f64((missing / rate).max(0.001)),
+                    });
+                }
+            }
+        }
+        for (scope, name, limit) in &checks {
+            for (kind, cost) in [(ops, 1.0), (bytes, write_bytes as f64)] {
+                if Kind::of(limit, kind) > 0
+                    && let Some(t) = map.get_mut(&(*scope, name.clone(), kind))
+                {
+                    t.level -= cost;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Charges the bytes a read returned to the limits of `user` and
+    /// `bucket`; a balance in debt holds back their next reads.
+    pub fn charge_read(
+        &self,
+        limits: &RateLimits,
+        user: Option<&str>,
+        bucket: Option<&str>,
+        bytes: u64,
+    ) {
+        if bytes == 0 || !limits.any() {
+            return;
+        }
+        let checks = self.applicable(limits, user, bucket);
+        let now = Instant::now();
+        let mut map = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        for (scope, name, limit) in &checks {
+            let rate = limit.max_read_bytes as f64;
+            if rate > 0.0 {
+                let t = map
+                    .entry((*scope, name.clone(), Kind::ReadBytes))
+                    .or_insert_with(|| Tokens::full(rate, now));
+                t.refill(rate, now);
+                t.level -= bytes as f64;
+            }
+        }
+    }
+
+    /// The enforced limits a request of `user` on `bucket` is counted
+    /// against, with the key of each one's buckets.
+    fn applicable(
+        &self,
+        limits: &RateLimits,
+        user: Option<&str>,
+        bucket: Option<&str>,
+    ) -> Vec<(Scope, String, Limit)> {
+        let mut out = Vec::with_capacity(2);
+        let (scope, name) = match user {
+            Some(u) => (Scope::User, u),
+            None => (Scope::Anonymous, ""),
+        };
+        let l = limits.of_user(user);
+        if l.active() {
+            out.push((scope, name.to_string(), *l));
+        }
+        if let Some(b) = bucket {
+            let l = limits.of_bucket(b);
+            if l.active() {
+                out.push((Scope::Bucket, b.to_string(), *l));
+            }
+        }
+        out
+    }
+
+    /// Requests refused so far, by scope and kind.
+    pub fn refused(&self) -> Vec<(Scope, Kind, u64)> {
+        let mut out = Vec::with_capacity(12);
+        for scope in [Scope::User, Scope::Bucket, Scope::Anonymous] {
+            for kind in [
+                Kind::ReadOps,
+                Kind::WriteOps,
+                Kind::ReadBytes,
+                Kind::WriteBytes,
+            ] {
+                let n = self.refused[scope as usize][kind as usize].load(Ordering::Relaxed);
+                out.push((scope, kind, n));
+            }
+        }
+        out
+    }
+}
+
+/// The generation of the record, in an xattr, for read-modify-write.
+const GEN_XATTR: &str = "rsgw.gen";
+
+impl Gateway {
+    /// The store's rate limits (cached, coherent across instances).
+    pub async fn ratelimits(&self) -> GatewayResult<Arc<RateLimits>> {
+        if let Some(l) = self.cache.ratelimits() {
+            return Ok(l);
+        }
+        let ticket = self.cache.ticket();
+        let (limits, _) = self.read_ratelimits().await?;
+        let limits = Arc::new(limits);
+        self.cache.put_ratelimits(ticket, &limits);
+        Ok(limits)
+    }
+
+    /// This instance's token buckets.
+    pub fn limiter(&self) -> &Limiter {
+        &self.limiter
+    }
+
+    async fn read_ratelimits(&self) -> GatewayResult<(RateLimits, Option<Bytes>)> {
+        match self
+            .store
+            .read(
+                &layout::ratelimits(),
+                ReadOp::new().read(0, 16 << 20).xattrs(),
+            )
+            .await
+        {
+            Ok(r) => {
+                let limits = serde_json::from_slice(&r.data.unwrap_or_default())?;
+                let generation = r.xattrs.and_then(|x| x.get(GEN_XATTR).cloned());
+                Ok((limits, generation))
+            }
+            Err(StoreError::NotFound) => Ok((RateLimits::default(), None)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Changes one limit with `change` and announces it to every instance;
+    /// returns the limit as stored. Concurrent changes (two admins) are
+    /// applied one after the other, none lost.
+    pub async fn update_ratelimit(
+        &self,
+        target: &LimitTarget,
+        change: impl Fn(&mut Limit),
+    ) -> GatewayResult<Limit> {
+        for _ in 0..16 {
+            let (mut limits, generation) = self.read_ratelimits().await?;
+            let slot = match target {
+                LimitTarget::GlobalUser => &mut limits.global_user,
+                LimitTarget::GlobalBucket => &mut limits.global_bucket,
+                LimitTarget::Anonymous => &mut limits.anonymous,
+                LimitTarget::User(u) => limits.users.entry(u.clone()).or_default(),
+                LimitTarget::Bucket(b) => limits.buckets.entry(b.clone()).or_default(),
+            };
+            change(slot);
+            let limit = *slot;
+            let next = generation
+                .as_deref()
+                .and_then(|g| std::str::from_utf8(g).ok()?.parse::<u64>().ok())
+                .map_or(1, |g| g + 1);
+            let data = Bytes::from(serde_json::to_vec_pretty(&limits)?);
+            let op = match &generation {
+                Some(g) => WriteOp::new().cmp_xattr(GEN_XATTR, CmpOp::Eq, g.clone()),
+                None => WriteOp::new().create_exclusive(),
+            };
+            let op = op.write_full(data).set_xattr(GEN_XATTR, next.to_string());
+            match self.store.write(&layout::ratelimits(), op).await {
+                Ok(_) => {
+                    self.announce(Change::RateLimits).await?;
+                    return Ok(limit);
+                }
+                // another change came first: apply this one to it
+                Err(StoreError::GuardFailed(_) | StoreError::Exists) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(GatewayError::Corrupt(
+            "rate limits: too many concurrent changes".into(),
+        ))
+    }
+
+    /// The stored limit of `target` (the default of its scope when it has
+    /// none of its own).
+    pub async fn ratelimit(&self, target: &LimitTarget) -> GatewayResult<Limit> {
+        let (limits, _) = self.read_ratelimits().await?;
+        Ok(match target {
+            LimitTarget::GlobalUser => limits.global_user,
+            LimitTarget::GlobalBucket => limits.global_bucket,
+            LimitTarget::Anonymous => limits.anonymous,
+            LimitTarget::User(u) => *limits.of_user(Some(u)),
+            LimitTarget::Bucket(b) => *limits.of_bucket(b),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads(n: u64) -> Limit {
+        Limit {
+            enabled: true,
+            max_read_ops: n,
+            ..Limit::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn changes_are_stored_none_lost_and_seen_by_other_processes() {
+        let f = crate::testutil::Fixture::new(crate::testutil::small_opts()).await;
+        assert_eq!(
+            *f.gw.ratelimits().await.expect("read"),
+            RateLimits::default()
+        );
+        let mut tasks = Vec::new();
+        for i in 0..8u64 {
+            let gw = f.gw.clone();
+            tasks.push(tokio::spawn(async move {
+                gw.update_ratelimit(&LimitTarget::User(format!("u{i}")), |l| {
+                    l.enabled = true;
+                    l.max_read_ops = i + 1;
+                })
+                .await
+            }));
+        }
+        for t in tasks {
+            t.await.expect("join").expect("update");
+        }
+        f.gw.update_ratelimit(&LimitTarget::Anonymous, |l| l.max_write_bytes = 7)
+            .await
+            .expect("update");
+        let stored = f.gw.ratelimits().await.expect("read");
+        assert_eq!(stored.users.len(), 8, "concurrent changes are all kept");
+        assert_eq!(stored.users["u4"].max_read_ops, 5);
+        assert_eq!(stored.anonymous.max_write_bytes, 7);
+        assert!(!stored.anonymous.enabled, "set does not enable");
+        assert_eq!(
+            *f.other_process().ratelimits().await.expect("read"),
+            *stored
+        );
+        assert_eq!(
+            f.gw.ratelimit(&LimitTarget::User("nobody".into()))
+                .await
+                .expect("get"),
+            Limit::default(),
+            "a user without limits of its own has the users' default"
+        );
+    }
+
+    #[test]
+    fn no_limits_no_work() {
+        let l = Limiter::default();
+        for _ in 0..10_000 {
+            assert!(
+                l.admit(&RateLimits::default(), None, Some("b"), false, 0)
+                    .is_ok()
+            );
+        }
+        assert!(l.buckets.lock().expect("lock").is_empty());
+    }
+
+    #[test]
+    fn a_second_of_burst_then_the_rate() {
+        let limits = RateLimits {
+            anonymous: reads(10),
+            ..RateLimits::default()
+        };
+        let l = Limiter::default();
+        let passed = (0..25)
+            .filter(|_| l.admit(&limits, None, Some("b"), false, 0).is_ok())
+            .count();
+        assert_eq!(passed, 10, "the burst is one second's worth");
+        let refused = l
+            .admit(&limits, None, Some("b"), false, 0)
+            .expect_err("empty");
+        assert_eq!(
+            (refused.scope, refused.kind),
+            (Scope::Anonymous, Kind::ReadOps)
+        );
+        assert!(
+            refused.retry_after <= Duration::from_millis(100),
+            "{refused:?}"
+        );
+        // signed requests and writes are not anonymous reads
+        assert!(l.admit(&limits, Some("alice"), Some("b"), false, 0).is_ok());
+        assert!(l.admit(&limits, None, Some("b"), true, 0).is_ok());
+        std::thread::sleep(Duration::from_millis(220));
+        assert!(
+            l.admit(&limits, None, Some("b"), false, 0).is_ok(),
+            "refilled"
+        );
+        assert_eq!(l.refused()[8], (Scope::Anonymous, Kind::ReadOps, 16));
+    }
+
+    #[test]
+    fn users_own_limits_override_the_default_and_buckets_add_theirs() {
+        let mut limits = RateLimits {
+            global_user: reads(1000),
+            ..RateLimits::default()
+        };
+        limits.users.insert("slow".into(), reads(2));
+        limits.buckets.insert("hot".into(), reads(3));
+        let l = Limiter::default();
+        assert_eq!(
+            (0..5)
+                .filter(|_| l.admit(&limits, Some("slow"), None, false, 0).is_ok())
+                .count(),
+            2
+        );
+        let n = (0..5)
+            .filter(|_| {
+                l.admit(&limits, Some("fast"), Some("hot"), false, 0)
+                    .is_ok()
+            })
+            .count();
+        assert_eq!(n, 3, "the bucket's limit holds for any user");
+        let r = l
+            .admit(&limits, Some("fast"), Some("hot"), false, 0)
+            .expect_err("bucket");
+        assert_eq!(r.scope, Scope::Bucket);
+        // a refused request took nothing from the user's own bucket
+        assert!(
+            l.admit(&limits, Some("fast"), Some("cold"), false, 0)
+                .is_ok()
+        );
+        // disabled: not enforced
+        limits.users.get_mut("slow").expect("slow").enabled = false;
+        assert!(l.admit(&limits, Some("slow"), None, false, 0).is_ok());
+    }
+
+    #[test]
+    fn bytes_may_overdraw_then_hold_back() {
+        let limits = RateLimits {
+            global_bucket: Limit {
+                enabled: true,
+                max_write_bytes: 1000,
+                max_read_bytes: 1000,
+                ..Limit::default()
+            },
+            ..RateLimits::default()
+        };
+        let l = Limiter::default();
+        assert!(
+            l.admit(&limits, Some("u"), Some("b"), true, 5000).is_ok(),
+            "one large write passes"
+        );
+        let r = l
+            .admit(&limits, Some("u"), Some("b"), true, 10)
+            .expect_err("in debt");
+        assert_eq!(r.kind, Kind::WriteBytes);
+        assert!(
+            r.retry_after >= Duration::from_secs(3),
+            "4000 bytes of debt at 1000/s: {r:?}"
+        );
+        assert!(
+            l.admit(&limits, Some("u"), Some("b"), false, 0).is_ok(),
+            "reads are apart"
+        );
+        l.charge_read(&limits, Some("u"), Some("b"), 3000);
+        assert_eq!(
+            l.admit(&limits, Some("u"), Some("b"), false, 0)
+                .expect_err("read debt")
+                .kind,
+            Kind::ReadBytes
+        );
+    }
+}

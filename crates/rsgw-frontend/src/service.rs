@@ -95,7 +95,7 @@ impl<H: Handler> FrontendService<H> {
     ) -> Response<TrackedBody<H::Body, H::Operation>> {
         let s = &self.0;
         let start = Instant::now();
-        let log = s.ops_log.as_ref().map(|l| Box::new(Pending::of(l, &req)));
+        let log = s.ops_log.as_ref().map(|l| Pending::of(l, &req));
         let admitted = match s.admission.admit().await {
             Ok(a) => a,
             Err(why) => {
@@ -108,8 +108,8 @@ impl<H: Handler> FrontendService<H> {
                 let elapsed = start.elapsed();
                 s.metrics.record(op, resp.status().as_u16(), elapsed);
                 if let Some(mut log) = log {
-                    log.fields = resp.extensions_mut().remove::<LogFields>();
-                    log.bytes_sent = resp.body().size_hint().exact().unwrap_or(0);
+                    log.entry.fields = resp.extensions_mut().remove::<LogFields>();
+                    log.entry.bytes_sent = resp.body().size_hint().exact().unwrap_or(0);
                     log.submit(op.name(), resp.status().as_u16(), elapsed);
                 }
                 return resp.map(|b| TrackedBody {
@@ -186,7 +186,7 @@ impl<H: Handler> FrontendService<H> {
         guard.op = H::operation(resp.extensions());
         guard.status = resp.status().as_u16();
         if let Some(log) = guard.log.as_mut() {
-            log.fields = resp.extensions_mut().remove::<LogFields>();
+            log.entry.fields = resp.extensions_mut().remove::<LogFields>();
         }
         resp.map(|inner| TrackedBody {
             inner,
@@ -233,21 +233,15 @@ struct InFlight<O: Operation> {
     /// The request's span: the response body often ends outside it.
     span: tracing::Span,
     /// The request's ops log line, with an ops log.
-    log: Option<Box<Pending>>,
+    log: Option<Pending>,
 }
 
-/// An ops log line in the making.
+/// An ops log line in the making: the request's side is filled when it
+/// arrives, the response's as it goes.
 struct Pending {
     ops_log: Arc<OpsLog>,
-    started: SystemTime,
-    method: http::Method,
-    path: String,
-    client: Option<std::net::IpAddr>,
-    user_agent: Option<HeaderValue>,
-    referer: Option<HeaderValue>,
+    entry: Box<Entry>,
     body: Option<BodyState>,
-    fields: Option<LogFields>,
-    bytes_sent: u64,
 }
 
 impl Pending {
@@ -255,45 +249,35 @@ impl Pending {
         let h = req.headers();
         Pending {
             ops_log: ops_log.clone(),
-            started: SystemTime::now(),
-            method: req.method().clone(),
-            path: req.uri().path().to_string(),
-            client: req.extensions().get::<Client>().map(|c| c.addr),
-            user_agent: h.get(http::header::USER_AGENT).cloned(),
-            referer: h.get(http::header::REFERER).cloned(),
+            entry: Box::new(Entry {
+                started: SystemTime::now(),
+                method: req.method().clone(),
+                uri: req.uri().clone(),
+                client: req.extensions().get::<Client>().map(|c| c.addr),
+                user_agent: h.get(http::header::USER_AGENT).cloned(),
+                referer: h.get(http::header::REFERER).cloned(),
+                fields: None,
+                operation: "",
+                status: 0,
+                bytes_received: 0,
+                bytes_sent: 0,
+                total_time: Duration::ZERO,
+            }),
             body: None,
-            fields: None,
-            bytes_sent: 0,
         }
     }
 
     fn submit(self, operation: &'static str, status: u16, total_time: Duration) {
         let Pending {
             ops_log,
-            started,
-            method,
-            path,
-            client,
-            user_agent,
-            referer,
+            mut entry,
             body,
-            fields,
-            bytes_sent,
         } = self;
-        ops_log.submit(Entry {
-            started,
-            method,
-            path,
-            client,
-            user_agent,
-            referer,
-            fields,
-            operation,
-            status,
-            bytes_received: body.map_or(0, |b| b.bytes()),
-            bytes_sent,
-            total_time,
-        });
+        entry.operation = operation;
+        entry.status = status;
+        entry.total_time = total_time;
+        entry.bytes_received = body.map_or(0, |b| b.bytes());
+        ops_log.submit(entry);
     }
 }
 
@@ -340,7 +324,7 @@ where
                 if let Some(log) = this.guard.as_mut().and_then(|g| g.log.as_mut())
                     && let Some(data) = frame.data_ref()
                 {
-                    log.bytes_sent += data.len() as u64;
+                    log.entry.bytes_sent += data.len() as u64;
                 }
             }
             _ => {}

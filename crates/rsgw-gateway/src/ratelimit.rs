@@ -194,15 +194,86 @@ impl Tokens {
     }
 }
 
-/// Entries of the limiter's map beyond which idle ones are dropped.
+/// Users or buckets tracked beyond which idle ones are dropped.
 const MAX_TRACKED: usize = 100_000;
+
+/// One entity's token buckets, by [`Kind`] (created as a limit needs them).
+#[derive(Debug, Default)]
+struct Entity([Option<Tokens>; 4]);
+
+impl Entity {
+    /// The bucket of `kind` at `rate`, refilled to `now`.
+    fn tokens(&mut self, kind: Kind, rate: f64, now: Instant) -> &mut Tokens {
+        let t = self.0[kind as usize].get_or_insert_with(|| Tokens::full(rate, now));
+        t.refill(rate, now);
+        t
+    }
+
+    /// Whether every bucket is full: an idle entity, nothing lost by
+    /// forgetting it.
+    fn idle(&mut self, now: Instant) -> bool {
+        self.0.iter_mut().flatten().all(|t| {
+            t.refill(t.rate, now);
+            t.level >= t.rate
+        })
+    }
+}
+
+#[derive(Default)]
+struct State {
+    users: HashMap<String, Entity>,
+    buckets: HashMap<String, Entity>,
+    anonymous: Entity,
+}
+
+impl State {
+    /// The entity of `scope` named `name` (looked up without allocating;
+    /// created on first use).
+    fn entity(&mut self, scope: Scope, name: &str, now: Instant) -> &mut Entity {
+        let map = match scope {
+            Scope::Anonymous => return &mut self.anonymous,
+            Scope::User => &mut self.users,
+            Scope::Bucket => &mut self.buckets,
+        };
+        if !map.contains_key(name) {
+            if map.len() >= MAX_TRACKED {
+                map.retain(|_, e| !e.idle(now));
+            }
+            map.insert(name.to_string(), Entity::default());
+        }
+        map.get_mut(name)
+            .unwrap_or_else(|| unreachable!("inserted above"))
+    }
+}
 
 /// This instance's token buckets, by scope, entity and kind.
 #[derive(Default)]
 pub struct Limiter {
-    buckets: Mutex<HashMap<(Scope, String, Kind), Tokens>>,
+    state: Mutex<State>,
     /// Refusals, by scope and kind.
     refused: [[AtomicU64; 4]; 3],
+}
+
+/// The enforced limits a request is counted against: its signer's (or
+/// the anonymous) and its bucket's.
+type Applicable<'a> = [Option<(Scope, &'a str, &'a Limit)>; 2];
+
+fn applicable<'a>(
+    limits: &'a RateLimits,
+    user: Option<&'a str>,
+    bucket: Option<&'a str>,
+) -> Applicable<'a> {
+    let (scope, name) = match user {
+        Some(u) => (Scope::User, u),
+        None => (Scope::Anonymous, ""),
+    };
+    let l = limits.of_user(user);
+    let first = l.active().then_some((scope, name, l));
+    let second = bucket.and_then(|b| {
+        let l = limits.of_bucket(b);
+        l.active().then_some((Scope::Bucket, b, l))
+    });
+    [first, second]
 }
 
 impl Limiter {
@@ -220,32 +291,26 @@ impl Limiter {
         if !limits.any() {
             return Ok(());
         }
+        let checks = applicable(limits, user, bucket);
+        if checks.iter().all(Option::is_none) {
+            return Ok(());
+        }
         let (ops, bytes) = if write {
             (Kind::WriteOps, Kind::WriteBytes)
         } else {
             (Kind::ReadOps, Kind::ReadBytes)
         };
-        let checks = self.applicable(limits, user, bucket);
         let now = Instant::now();
-        let mut map = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        if map.len() > MAX_TRACKED {
-            // full buckets are idle ones: nothing is lost by forgetting them
-            map.retain(|_, t| {
-                t.refill(t.rate, now);
-                t.level < t.rate
-            });
-        }
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         // first every check, then every charge: a refused request takes nothing
-        for (scope, name, limit) in &checks {
+        for &(scope, name, limit) in checks.iter().flatten() {
+            let entity = state.entity(scope, name, now);
             for (kind, is_ops) in [(ops, true), (bytes, false)] {
                 let rate = Kind::of(limit, kind) as f64;
                 if rate == 0.0 {
                     continue;
                 }
-                let t = map
-                    .entry((*scope, name.clone(), kind))
-                    .or_insert_with(|| Tokens::full(rate, now));
-                t.refill(rate, now);
+                let t = entity.tokens(kind, rate, now);
                 // an operation needs a whole token; bytes a balance above zero
                 let (refuse, missing) = if is_ops {
                     (t.level < 1.0, 1.0 - t.level)
@@ -253,21 +318,21 @@ impl Limiter {
                     (t.level <= 0.0, -t.level)
                 };
                 if refuse {
-                    self.refused[*scope as usize][kind as usize].fetch_add(1, Ordering::Relaxed);
+                    self.refused[scope as usize][kind as usize].fetch_add(1, Ordering::Relaxed);
                     return Err(Refusal {
-                        scope: *scope,
+                        scope,
                         kind,
                         retry_after: Duration::from_secs_f64((missing / rate).max(0.001)),
                     });
                 }
             }
         }
-        for (scope, name, limit) in &checks {
+        for &(scope, name, limit) in checks.iter().flatten() {
+            let entity = state.entity(scope, name, now);
             for (kind, cost) in [(ops, 1.0), (bytes, write_bytes as f64)] {
-                if Kind::of(limit, kind) > 0
-                    && let Some(t) = map.get_mut(&(*scope, name.clone(), kind))
-                {
-                    t.level -= cost;
+                let rate = Kind::of(limit, kind) as f64;
+                if rate > 0.0 && cost > 0.0 {
+                    entity.tokens(kind, rate, now).level -= cost;
                 }
             }
         }
@@ -286,45 +351,18 @@ impl Limiter {
         if bytes == 0 || !limits.any() {
             return;
         }
-        let checks = self.applicable(limits, user, bucket);
+        let checks = applicable(limits, user, bucket);
         let now = Instant::now();
-        let mut map = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        for (scope, name, limit) in &checks {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        for &(scope, name, limit) in checks.iter().flatten() {
             let rate = limit.max_read_bytes as f64;
             if rate > 0.0 {
-                let t = map
-                    .entry((*scope, name.clone(), Kind::ReadBytes))
-                    .or_insert_with(|| Tokens::full(rate, now));
-                t.refill(rate, now);
-                t.level -= bytes as f64;
+                state
+                    .entity(scope, name, now)
+                    .tokens(Kind::ReadBytes, rate, now)
+                    .level -= bytes as f64;
             }
         }
-    }
-
-    /// The enforced limits a request of `user` on `bucket` is counted
-    /// against, with the key of each one's buckets.
-    fn applicable(
-        &self,
-        limits: &RateLimits,
-        user: Option<&str>,
-        bucket: Option<&str>,
-    ) -> Vec<(Scope, String, Limit)> {
-        let mut out = Vec::with_capacity(2);
-        let (scope, name) = match user {
-            Some(u) => (Scope::User, u),
-            None => (Scope::Anonymous, ""),
-        };
-        let l = limits.of_user(user);
-        if l.active() {
-            out.push((scope, name.to_string(), *l));
-        }
-        if let Some(b) = bucket {
-            let l = limits.of_bucket(b);
-            if l.active() {
-                out.push((Scope::Bucket, b.to_string(), *l));
-            }
-        }
-        out
     }
 
     /// Requests refused so far, by scope and kind.
@@ -506,7 +544,8 @@ mod tests {
                     .is_ok()
             );
         }
-        assert!(l.buckets.lock().expect("lock").is_empty());
+        let state = l.state.lock().expect("lock");
+        assert!(state.users.is_empty() && state.buckets.is_empty());
     }
 
     #[test]

@@ -185,12 +185,15 @@ impl Tokens {
     }
 
     /// Brings the level to `now` at `rate` (a changed limit applies from
-    /// the next request on).
+    /// the next request on). Time only moves forward: a `now` older than
+    /// the last refill adds nothing, and never counts an interval twice.
     fn refill(&mut self, rate: f64, now: Instant) {
-        let gained = now.saturating_duration_since(self.at).as_secs_f64() * rate;
         self.rate = rate;
-        self.level = (self.level + gained).min(rate);
-        self.at = now;
+        if now > self.at {
+            let gained = (now - self.at).as_secs_f64() * rate;
+            self.level = (self.level + gained).min(rate);
+            self.at = now;
+        }
     }
 }
 
@@ -300,8 +303,9 @@ impl Limiter {
         } else {
             (Kind::ReadOps, Kind::ReadBytes)
         };
-        let now = Instant::now();
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        // read under the lock, so that refills follow one another in time
+        let now = Instant::now();
         // first every check, then every charge: a refused request takes nothing
         for &(scope, name, limit) in checks.iter().flatten() {
             let entity = state.entity(scope, name, now);
@@ -352,8 +356,8 @@ impl Limiter {
             return;
         }
         let checks = applicable(limits, user, bucket);
-        let now = Instant::now();
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
         for &(scope, name, limit) in checks.iter().flatten() {
             let rate = limit.max_read_bytes as f64;
             if rate > 0.0 {
@@ -532,6 +536,24 @@ mod tests {
                 .expect("get"),
             Limit::default(),
             "a user without limits of its own has the users' default"
+        );
+    }
+
+    #[test]
+    fn a_late_clock_reading_adds_nothing() {
+        let start = Instant::now();
+        let mut t = Tokens::full(10.0, start);
+        t.level = 0.0;
+        let later = start + Duration::from_millis(500);
+        t.refill(10.0, later);
+        assert!((t.level - 5.0).abs() < 1e-9);
+        // a thread that read the clock before this refill comes second
+        t.refill(10.0, start + Duration::from_millis(200));
+        t.refill(10.0, later);
+        assert!(
+            (t.level - 5.0).abs() < 1e-9,
+            "the interval counted twice: {}",
+            t.level
         );
     }
 

@@ -4,14 +4,15 @@
 # throwaway cluster; user "bench" runs a signed 50/50 GET/PUT mix of 4 KiB
 # objects (`rsgw bench s3`, 4 workers) for SECONDS, three times:
 #   alone              the mix by itself
-#   flood              while `rsgw bench ab -c 200` (no keep-alive) GETs a
+#   flood              while `rsgw bench ab -c FLOOD_CONNECTIONS` (no keep-alive) GETs a
 #                      public 260-byte object anonymously, no limit set
 #   flood, limited     the same flood with the anonymous limit enabled
 #                      (`rsgw admin ratelimit --global anonymous
 #                      --max-read-ops LIMIT`)
 # and prints the mix's ops/s, p50 and p99 per operation and the flood's
 # rates (2xx, 503 SlowDown) in each.
-#   benches/ratelimit.sh [SECONDS] [LIMIT] [OUT]   # default 20 s, 200/s
+#   benches/ratelimit.sh [SECONDS] [LIMIT] [FLOOD_CONNECTIONS] [OUT]
+#   # defaults: 20 s, 200/s, 1500 connections
 # Writes OUT/results.csv, OUT/report.md and OUT/run.json (command, date,
 # commit, host); OUT defaults to docs/perf/ratelimit. Uses the cluster of
 # scripts/ceph-micro (started if needed; RSGW_CEPH_DIR picks another);
@@ -20,7 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-20}
 LIMIT=${2:-200}
-OUT=${3:-docs/perf/ratelimit}
+FLOOD_C=${3:-1500}
+OUT=${4:-docs/perf/ratelimit}
 if [[ -z ${RSGW:-} ]]; then
   cargo build --release -q --features rados -p rsgw
   RSGW=$PWD/target/release/rsgw
@@ -56,29 +58,29 @@ phase() {
   local name=$1 flood=$2 flood_pid=
   echo "== $name"
   if [[ $flood == yes ]]; then
-    "$RSGW" bench ab -q --json -l -c 200 -t "$((S + 4))" "$url/bench/small" >"$work/flood.json" &
+    "$RSGW" bench ab -q --json -l -c "$FLOOD_C" -n 1000000000 -t "$((S + 4))" "$url/bench/small" >"$work/flood.json" &
     flood_pid=$!
     sleep 2
   fi
   "$RSGW" bench s3 --mix read=50,write=50 --sizes 'c(4)KB' --objects 200 --workers 4 --runtime "$S" \
     --cprefix "rl${name// /}" --endpoint "$url" --access-key "$BENCH_AK" --secret-key "$BENCH_SK" --json -q \
     >"$work/mix.json" || true # failed operations are counted in the report
-  local flood_ok=- flood_503=-
+  local flood_ok=- flood_503=- flood_failed=-
   if [[ -n $flood_pid ]]; then
     wait "$flood_pid"
-    read -r flood_ok flood_503 < <(python3 -c '
+    read -r flood_ok flood_503 flood_failed < <(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-t, bad = r["time_taken_s"], r["non_2xx_responses"]
-print(round((r["complete_requests"] - bad) / t), round(bad / t))' "$work/flood.json")
+t, bad, failed = r["time_taken_s"], r["non_2xx_responses"], r["failed_requests"]
+print(round((r["complete_requests"] - bad - failed) / t), round(bad / t), failed)' "$work/flood.json")
   fi
-  python3 - "$work/mix.json" "$name" "$flood_ok" "$flood_503" <<'PY' | tee -a "$results"
+  python3 - "$work/mix.json" "$name" "$flood_ok" "$flood_503" "$flood_failed" <<'PY' | tee -a "$results"
 import json, sys
-works, name, ok, slow = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+works, name, ok, slow, failed = json.load(open(sys.argv[1])), *sys.argv[2:]
 main = [w for w in works["works"] if w["stage"] == "main"] if isinstance(works, dict) else [w for w in works if w.get("stage") == "main"]
 for w in main:
     for op in w["ops"]:
-        print(f'{name.replace(" ", "_")} {op["op"]} {op["ops_per_s"]:.0f} {op["p50_ms"]:.2f} {op["p99_ms"]:.2f} {op["errors"]} {ok} {slow}')
+        print(f'{name.replace(" ", "_")} {op["op"]} {op["ops_per_s"]:.0f} {op["p50_ms"]:.2f} {op["p99_ms"]:.2f} {op["errors"]} {ok} {slow} {failed}')
 PY
 }
 phase alone no
@@ -90,16 +92,16 @@ limit disable
 
 echo
 {
-  echo "| phase | bench's op | ops/s | p50 ms | p99 ms | errors | flood 2xx/s | flood 503/s |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|"
-  while read -r phase op ops p50 p99 errors ok slow; do
-    echo "| ${phase//_/ } | $op | $ops | $p50 | $p99 | $errors | $ok | $slow |"
+  echo "| phase | bench's op | ops/s | p50 ms | p99 ms | errors | flood 2xx/s | flood 503/s | flood failed |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+  while read -r phase op ops p50 p99 errors ok slow failed; do
+    echo "| ${phase//_/ } | $op | $ops | $p50 | $p99 | $errors | $ok | $slow | $failed |"
   done <"$results"
   echo
-  echo "flood: rsgw bench ab -c 200 (no keep-alive), anonymous GETs of a 260-byte object; limit: $LIMIT read ops/s"
+  echo "flood: rsgw bench ab -c $FLOOD_C (no keep-alive), anonymous GETs of a 260-byte object; limit: $LIMIT read ops/s"
 } | tee "$work/report.md"
 {
-  echo "phase,op,ops_per_s,p50_ms,p99_ms,errors,flood_2xx_per_s,flood_503_per_s"
+  echo "phase,op,ops_per_s,p50_ms,p99_ms,errors,flood_2xx_per_s,flood_503_per_s,flood_failed"
   tr ' ' ',' <"$results" | sed 's/_/ /'
 } >"$work/results.csv"
 publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json"

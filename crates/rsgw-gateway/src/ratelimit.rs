@@ -222,30 +222,77 @@ impl Entity {
     }
 }
 
+/// Where an entity's buckets are.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Anonymous,
+    At(usize),
+}
+
 #[derive(Default)]
 struct State {
-    users: HashMap<String, Entity>,
-    buckets: HashMap<String, Entity>,
+    /// Users' and buckets' entities, by name: positions in `entities`.
+    users: HashMap<String, usize>,
+    buckets: HashMap<String, usize>,
+    entities: Vec<Entity>,
     anonymous: Entity,
 }
 
 impl State {
-    /// The entity of `scope` named `name` (looked up without allocating;
-    /// created on first use).
-    fn entity(&mut self, scope: Scope, name: &str, now: Instant) -> &mut Entity {
+    /// Where the entity of `scope` named `name` is (one hash, no
+    /// allocation unless it is new). Slots stay valid until the next
+    /// [`State::prune`].
+    fn slot(&mut self, scope: Scope, name: &str) -> Slot {
         let map = match scope {
-            Scope::Anonymous => return &mut self.anonymous,
-            Scope::User => &mut self.users,
-            Scope::Bucket => &mut self.buckets,
+            Scope::Anonymous => return Slot::Anonymous,
+            Scope::User => &self.users,
+            Scope::Bucket => &self.buckets,
         };
-        if !map.contains_key(name) {
-            if map.len() >= MAX_TRACKED {
-                map.retain(|_, e| !e.idle(now));
-            }
-            map.insert(name.to_string(), Entity::default());
+        if let Some(&i) = map.get(name) {
+            return Slot::At(i);
         }
-        map.get_mut(name)
-            .unwrap_or_else(|| unreachable!("inserted above"))
+        let i = self.entities.len();
+        self.entities.push(Entity::default());
+        let map = match scope {
+            Scope::User => &mut self.users,
+            _ => &mut self.buckets,
+        };
+        map.insert(name.to_string(), i);
+        Slot::At(i)
+    }
+
+    fn get(&mut self, slot: Slot) -> &mut Entity {
+        match slot {
+            Slot::Anonymous => &mut self.anonymous,
+            Slot::At(i) => &mut self.entities[i],
+        }
+    }
+
+    /// Past [`MAX_TRACKED`] entities, drops those whose buckets are all
+    /// full (idle ones: nothing is lost by forgetting them), renumbering
+    /// the rest.
+    fn prune(&mut self, now: Instant) {
+        if self.entities.len() < MAX_TRACKED {
+            return;
+        }
+        let mut kept = Vec::new();
+        let mut renumbered = vec![None; self.entities.len()];
+        for (i, mut e) in std::mem::take(&mut self.entities).into_iter().enumerate() {
+            if !e.idle(now) {
+                renumbered[i] = Some(kept.len());
+                kept.push(e);
+            }
+        }
+        for map in [&mut self.users, &mut self.buckets] {
+            map.retain(|_, i| match renumbered[*i] {
+                Some(n) => {
+                    *i = n;
+                    true
+                }
+                None => false,
+            });
+        }
+        self.entities = kept;
     }
 }
 
@@ -306,9 +353,12 @@ impl Limiter {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         // read under the lock, so that refills follow one another in time
         let now = Instant::now();
+        state.prune(now);
+        let slots =
+            checks.map(|c| c.map(|(scope, name, limit)| (scope, state.slot(scope, name), limit)));
         // first every check, then every charge: a refused request takes nothing
-        for &(scope, name, limit) in checks.iter().flatten() {
-            let entity = state.entity(scope, name, now);
+        for &(scope, slot, limit) in slots.iter().flatten() {
+            let entity = state.get(slot);
             for (kind, is_ops) in [(ops, true), (bytes, false)] {
                 let rate = Kind::of(limit, kind) as f64;
                 if rate == 0.0 {
@@ -331,8 +381,8 @@ impl Limiter {
                 }
             }
         }
-        for &(scope, name, limit) in checks.iter().flatten() {
-            let entity = state.entity(scope, name, now);
+        for &(_, slot, limit) in slots.iter().flatten() {
+            let entity = state.get(slot);
             for (kind, cost) in [(ops, 1.0), (bytes, write_bytes as f64)] {
                 let rate = Kind::of(limit, kind) as f64;
                 if rate > 0.0 && cost > 0.0 {
@@ -358,13 +408,12 @@ impl Limiter {
         let checks = applicable(limits, user, bucket);
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
+        state.prune(now);
         for &(scope, name, limit) in checks.iter().flatten() {
             let rate = limit.max_read_bytes as f64;
             if rate > 0.0 {
-                state
-                    .entity(scope, name, now)
-                    .tokens(Kind::ReadBytes, rate, now)
-                    .level -= bytes as f64;
+                let slot = state.slot(scope, name);
+                state.get(slot).tokens(Kind::ReadBytes, rate, now).level -= bytes as f64;
             }
         }
     }
@@ -558,6 +607,26 @@ mod tests {
     }
 
     #[test]
+    fn idle_entities_are_forgotten_and_the_rest_renumbered() {
+        let now = Instant::now();
+        let mut state = State::default();
+        for i in 0..MAX_TRACKED {
+            let slot = state.slot(Scope::Bucket, &format!("b{i}"));
+            state.get(slot).tokens(Kind::ReadOps, 10.0, now);
+        }
+        // one busy bucket among idle ones
+        let busy = state.slot(Scope::Bucket, "b77");
+        state.get(busy).tokens(Kind::ReadOps, 10.0, now).level = 0.0;
+        state.prune(now);
+        assert_eq!((state.entities.len(), state.buckets.len()), (1, 1));
+        let again = state.slot(Scope::Bucket, "b77");
+        assert_eq!(
+            state.get(again).0[Kind::ReadOps as usize].map(|t| t.level),
+            Some(0.0)
+        );
+    }
+
+    #[test]
     fn no_limits_no_work() {
         let l = Limiter::default();
         for _ in 0..10_000 {
@@ -567,7 +636,7 @@ mod tests {
             );
         }
         let state = l.state.lock().expect("lock");
-        assert!(state.users.is_empty() && state.buckets.is_empty());
+        assert!(state.users.is_empty() && state.buckets.is_empty() && state.entities.is_empty());
     }
 
     #[test]

@@ -93,6 +93,11 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
         let gw = crate::store::open_gateway(&c).await?;
         tracing::info!(backend = gw.store().backend(), "store open");
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
+        // the rate limits are read now, under the watch, so that no request
+        // waits for that store read (they stay cached until a change)
+        if let Err(error) = gw.ratelimits().await {
+            tracing::warn!(%error, "rate limits unreadable at start; read by the first request");
+        }
         tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
         let handler_gw = match mode {
             PoolMode::Async => gw,

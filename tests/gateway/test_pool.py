@@ -289,9 +289,10 @@ def test_instances_share_one_port(t, gateway, public_object):
 
 
 def test_radosgw_settings_come_from_ceph_conf(tmp_path):
-    """`--ceph-conf --name` takes rgw_frontends, rgw_thread_pool_size and
-    rgw_max_concurrent_requests from the instance's section of the test
-    cluster's ceph.conf, and warns about what it cannot use."""
+    """`--ceph-conf --name` takes rgw_frontends, rgw_thread_pool_size,
+    rgw_max_concurrent_requests and the ops log's file from the instance's
+    section of the test cluster's ceph.conf, and warns about what it cannot
+    use."""
     if "rsgw-rados" not in configs():
         pytest.skip("no cluster in this run (tests/run.sh RSGW -)")
     port, admin = free_ports(2)
@@ -301,7 +302,9 @@ def test_radosgw_settings_come_from_ceph_conf(tmp_path):
 rgw_frontends = "beast endpoint=127.0.0.1:{port} tcp_nodelay=1 request_timeout_ms=5000"
 rgw thread pool size = 12
 rgw_max_concurrent_requests = 64
-rgw_enable_ops_log = false
+rgw_enable_ops_log = true
+rgw_ops_log_file_path = {tmp_path / "ops.log"}
+rgw_enable_usage_log = true
 """)
     # no endpoints and no backend in the file: both come from ceph.conf
     g = Gateway(tmp_path, "import", backend="none", port=port, admin=admin, endpoint_in_config=False,
@@ -311,7 +314,9 @@ rgw_enable_ops_log = false
         assert anonymous_get(f"http://127.0.0.1:{port}/nosuchbucket-x/k")[0] == 404
         assert g.metric("rsgw_pool_threads") == 12
     text = g.log_text()
-    assert "rgw_enable_ops_log = false" in text, text
+    assert "rgw_enable_usage_log = true" in text, text
+    lines = (tmp_path / "ops.log").read_text().splitlines()
+    assert any('"uri":"/nosuchbucket-x/k"' in line and '"http_status":404' in line for line in lines), lines
 
 
 def test_health_and_metrics_answer_while_the_pool_is_full(t, gateway, public_object):

@@ -45,7 +45,7 @@ pub fn import_radosgw(
     let (mut website, mut website_names) = (false, Vec::new());
     // radosgw writes its ops log to a file with both set (else to RADOS,
     // which rsgw does not do)
-    let (mut ops_log, mut ops_log_path) = (false, String::new());
+    let (mut ops_log, mut ops_log_path) = (None, String::new());
     for (key, value) in options {
         let mut took = true;
         match key.as_str() {
@@ -66,7 +66,7 @@ pub fn import_radosgw(
                 website = matches!(value.as_str(), "true" | "1" | "yes" | "on");
             }
             "rgw_enable_ops_log" => {
-                ops_log = matches!(value.as_str(), "true" | "1" | "yes" | "on");
+                ops_log = Some(matches!(value.as_str(), "true" | "1" | "yes" | "on"));
                 took = false;
             }
             "rgw_ops_log_file_path" => {
@@ -113,16 +113,20 @@ pub fn import_radosgw(
         cfg.s3.website_dns_names = website_names;
     }
     match (ops_log, ops_log_path.is_empty()) {
-        (true, false) => {
+        (Some(true), false) => {
             out.taken.push(("rgw_enable_ops_log".into(), "true".into()));
             out.taken
                 .push(("rgw_ops_log_file_path".into(), ops_log_path.clone()));
             cfg.ops_log.path = ops_log_path;
         }
-        (true, true) => out.ignored.push(
+        (Some(true), true) => out.ignored.push(
             "rgw_enable_ops_log = true (to RADOS: rsgw writes ops logs to files only)".into(),
         ),
-        _ => {}
+        // off, as rsgw's default
+        (Some(false), _) => out
+            .taken
+            .push(("rgw_enable_ops_log".into(), "false".into())),
+        (None, _) => {}
     }
     cfg.store.backend = Backend::Rados;
     cfg.store.ceph_conf = path.to_path_buf();

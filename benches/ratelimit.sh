@@ -29,6 +29,9 @@ if [[ -z ${RSGW:-} ]]; then
 fi
 scripts/ceph-micro start >/dev/null
 eval "$(scripts/ceph-micro env)"
+# one radosgw start creates the client.rgw.gw key rsgw uses here
+scripts/ceph-micro rgw >/dev/null
+scripts/ceph-micro stop rgw >/dev/null
 work=$(mktemp -d)
 cleanup() {
   rsgw_stop_all

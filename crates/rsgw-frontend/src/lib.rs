@@ -35,7 +35,7 @@ pub mod tls;
 pub use body_timeout::{BodyFailure, BodyState, RequestBody};
 pub use client::Client;
 pub use handler::{BoxError, Handler, Operation, Rejection};
-pub use ops_log::LogFields;
+pub use ops_log::{LogFields, Logged};
 pub use server::{ThreadPlan, run};
 
 /// Why an instance could not start or run.

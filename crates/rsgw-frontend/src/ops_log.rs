@@ -39,6 +39,12 @@ pub struct LogFields {
     pub access_key: Option<String>,
 }
 
+/// Present in the extensions of a request the ops log writes: the handler
+/// adds its [`LogFields`] to the response only then, so that requests pay
+/// nothing for the log while it is off.
+#[derive(Debug, Clone, Copy)]
+pub struct Logged;
+
 /// One request, as gathered along its path.
 #[derive(Debug)]
 pub(crate) struct Entry {

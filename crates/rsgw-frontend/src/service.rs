@@ -20,7 +20,7 @@ use crate::body_timeout::{BodyFailure, BodyState, RequestBody};
 use crate::client::{Client, TrustedProxies};
 use crate::handler::{BoxError, Handler, Operation, Rejection};
 use crate::metrics::Metrics;
-use crate::ops_log::{Entry, LogFields, OpsLog};
+use crate::ops_log::{Entry, LogFields, Logged, OpsLog};
 use crate::pool::{Pool, PoolBody, PoolError};
 
 /// Status recorded for a request whose client left before the response
@@ -91,11 +91,14 @@ impl<H: Handler> FrontendService<H> {
     /// Serves one request through admission, the pool and the handler.
     pub async fn serve(
         &self,
-        req: Request<Incoming>,
+        mut req: Request<Incoming>,
     ) -> Response<TrackedBody<H::Body, H::Operation>> {
         let s = &self.0;
         let start = Instant::now();
         let log = s.ops_log.as_ref().map(|l| Pending::of(l, &req));
+        if log.is_some() {
+            req.extensions_mut().insert(Logged);
+        }
         let admitted = match s.admission.admit().await {
             Ok(a) => a,
             Err(why) => {

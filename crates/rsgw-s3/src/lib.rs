@@ -59,11 +59,13 @@ impl s3s::access::S3Access for AclDecidesLater {
     async fn check(&self, cx: &mut s3s::access::S3AccessContext<'_>) -> S3Result<()> {
         // every routed request passes here: note its operation for metrics
         let op = S3Op::from_s3s(cx.s3_op().name());
+        // the object and the key are noted for the ops log only
+        let logged = cx.extensions_mut().get::<rsgw_frontend::Logged>().is_some();
         let (bucket, object) = match cx.s3_path() {
             s3s::path::S3Path::Root => (None, None),
             s3s::path::S3Path::Bucket { bucket } => (Some(bucket.to_string()), None),
             s3s::path::S3Path::Object { bucket, key } => {
-                (Some(bucket.to_string()), Some(key.to_string()))
+                (Some(bucket.to_string()), logged.then(|| key.to_string()))
             }
         };
         let access_key = cx.credentials().map(|c| c.access_key.clone());
@@ -79,7 +81,7 @@ impl s3s::access::S3Access for AclDecidesLater {
                 bucket: bucket.clone(),
                 object,
                 user: user.clone(),
-                access_key,
+                access_key: access_key.filter(|_| logged),
             });
         }
         unhonoured::refuse(op, cx.uri().query(), cx.headers())?;

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use hyper::body::Incoming;
-use rsgw_frontend::LogFields;
+use rsgw_frontend::{LogFields, Logged};
 use rsgw_gateway::Gateway;
 use s3s::Body;
 use s3s::service::S3Service;
@@ -254,6 +254,7 @@ impl RequestIdService {
         let slot = OpSlot::default();
         req.extensions_mut().insert(slot.clone());
         let method = req.method().clone();
+        let logged = req.extensions().get::<Logged>().is_some();
         let has_body = request_has_body(req.headers());
         let header_bytes: usize = req
             .headers()
@@ -423,7 +424,9 @@ impl RequestIdService {
                 None => {}
             }
         }
-        resp.extensions_mut().insert(slot.log_fields(&id));
+        if logged {
+            resp.extensions_mut().insert(slot.log_fields(&id));
+        }
         // An error may be answered before the body was read, and a client
         // that sent `Expect: 100-continue` then never sends it: the rest of
         // the connection would be out of step. Closing it keeps both sides sane.

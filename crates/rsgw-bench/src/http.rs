@@ -50,7 +50,7 @@ impl Target {
                 p.parse::<u16>()
                     .map_err(|_| format!("'{url}': bad port '{p}'"))?,
             ),
-            _ => (authority, if tls { 443 } else { 80 }),
+            _ => (authority, default_port(tls)),
         };
         if host.is_empty() {
             return Err(format!("'{url}': no host"));
@@ -75,12 +75,17 @@ impl Target {
     /// The Host header's value: the port is left out when it is the
     /// scheme's default.
     pub fn host_header(&self) -> String {
-        if self.port == if self.tls { 443 } else { 80 } {
+        if self.port == default_port(self.tls) {
             self.host.clone()
         } else {
             format!("{}:{}", self.host, self.port)
         }
     }
+}
+
+/// The scheme's port: 443 for https, 80 for http.
+fn default_port(tls: bool) -> u16 {
+    if tls { 443 } else { 80 }
 }
 
 /// A connection to a target: TCP, or TLS over it.

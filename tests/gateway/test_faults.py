@@ -10,6 +10,8 @@ import random
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 
 import boto3
@@ -17,6 +19,7 @@ import botocore.config
 import botocore.exceptions
 import pytest
 
+from helpers import anonymous_get
 from test_admin import admin, start_put, stripes_of
 
 MiB = 1024 * 1024
@@ -312,6 +315,54 @@ def test_osd_stop_and_restart_under_load(t, rados_gateway):
     with pytest.raises(botocore.exceptions.ClientError) as refused:
         c.list_buckets()
     assert refused.value.response["Error"]["Code"] == "InvalidAccessKeyId"
+
+
+def test_the_object_cache_stops_serving_while_its_watch_is_lost(t, rados_gateway):
+    """With the OSD away the instance cannot hear of other instances'
+    writes: once it notices its watch lost it serves nothing from memory
+    (a GET of a cached object fails like any other read), and it serves
+    from memory again once the watch is back."""
+    g = rados_gateway
+    c = client(g.port)
+    bucket = f"ocache-{uuid.uuid4().hex[:12]}"
+    c.create_bucket(Bucket=bucket)
+    c.put_object(Bucket=bucket, Key="hot", Body=b"h" * 260, ACL="public-read")
+    url = f"{g.url}/{bucket}/hot"
+    for _ in range(3):
+        assert anonymous_get(url)[0] == 200
+    assert g.metric("rsgw_object_cache_entries") == 1
+    ceph_micro("stop", "osd")
+    try:
+        deadline = time.monotonic() + 20
+        while g.metric("rsgw_object_cache_serving") != 0:
+            assert time.monotonic() < deadline, "the object cache still serves without its watch"
+            time.sleep(0.2)
+        hits = g.metric("rsgw_object_cache_hits_total")
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(url, timeout=60) as r:
+                status = r.status
+        except urllib.error.HTTPError as e:
+            status = e.code
+        took = time.monotonic() - t0
+        print(f"GET with the watch lost: {status} in {took:.1f} s")
+        assert status in (500, 503), "served while the watch was lost"
+        # one store timeout (5 s), not one for the rate limits and another
+        assert took < 9, f"{took:.1f} s"
+        assert g.metric("rsgw_object_cache_hits_total") == hits
+        assert g.metric("rsgw_object_cache_entries") == 0
+    finally:
+        ceph_micro("restart", "osd")
+    deadline = time.monotonic() + 90
+    while anonymous_get(url)[0] != 200 or g.metric("rsgw_object_cache_serving") != 1:
+        assert time.monotonic() < deadline, "no recovery within 90 s of the OSD restart"
+        time.sleep(0.5)
+    hits = g.metric("rsgw_object_cache_hits_total")
+    for _ in range(3):
+        assert anonymous_get(url)[:2] == (200, b"h" * 260)
+    assert g.metric("rsgw_object_cache_hits_total") > hits, "not served from memory again"
+    c.delete_object(Bucket=bucket, Key="hot")
+    c.delete_bucket(Bucket=bucket)
 
 
 def test_mon_restart_under_load(t, rados_gateway):

@@ -167,6 +167,15 @@ pub struct S3Config {
     /// part headers included; more is `400
     /// MaxPostPreDataLengthExceededError`. 1024 to 1048576. Default 20480.
     pub post_form_fields_max: u32,
+    /// Bytes of small objects (data and metadata) each instance keeps in
+    /// memory, coherent across instances, for objects asked for more than
+    /// once and more often than what they would push out; 0 turns the
+    /// object cache off. Default 67108864 (64 MiB).
+    pub object_cache_bytes: u64,
+    /// Largest object the object cache holds, in bytes: 1 to `chunk_size`
+    /// and to `object_cache_bytes` (the cache holds objects whose data lies
+    /// in their head). Default 262144.
+    pub object_cache_max_object: u64,
 }
 
 /// Most index shards a bucket may have (radosgw's
@@ -190,6 +199,8 @@ impl Default for S3Config {
             bucket_index_shards: 11,
             multi_delete_concurrency: 16,
             post_form_fields_max: 20 << 10,
+            object_cache_bytes: 64 << 20,
+            object_cache_max_object: 256 << 10,
         }
     }
 }
@@ -589,6 +600,17 @@ impl Config {
                 message: "must be between 1024 and 1048576".into(),
             });
         }
+        if s3.object_cache_bytes > 0
+            && !(1..=s3.chunk_size.min(s3.object_cache_bytes)).contains(&s3.object_cache_max_object)
+        {
+            return Err(ConfigError::Value {
+                key: "s3.object_cache_max_object",
+                message: format!(
+                    "must be between 1 and s3.chunk_size ({}) and s3.object_cache_bytes ({})",
+                    s3.chunk_size, s3.object_cache_bytes
+                ),
+            });
+        }
         let s = &self.store;
         if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {
             return Err(ConfigError::Value {
@@ -685,5 +707,23 @@ mod tests {
             .expect_err("concurrency out of range");
             assert!(e.to_string().contains("s3.multi_delete_concurrency"), "{e}");
         }
+        for bad in [
+            "object_cache_max_object = 0",
+            "object_cache_max_object = 4194305",
+            "object_cache_bytes = 1000\nobject_cache_max_object = 1001",
+        ] {
+            let e = Config::parse(&format!("[s3]\n{bad}\n"), Path::new("x.toml"))
+                .expect_err("object size out of range");
+            assert!(
+                e.to_string().contains("s3.object_cache_max_object"),
+                "{bad}: {e}"
+            );
+        }
+        let cfg = Config::parse(
+            "[s3]\nobject_cache_bytes = 0\nobject_cache_max_object = 0\n",
+            Path::new("x.toml"),
+        )
+        .expect("a cache turned off needs no object size");
+        assert_eq!(cfg.s3.object_cache_bytes, 0);
     }
 }

@@ -33,6 +33,9 @@ pub(crate) enum Change {
     Key(String),
     /// A rate limit changed.
     RateLimits,
+    /// An object that instances may cache changed or was deleted: its head
+    /// object's name.
+    Object(String),
 }
 
 impl Change {
@@ -42,6 +45,7 @@ impl Change {
             Change::Bucket(n) => (b'b', n.as_str()),
             Change::Key(k) => (b'k', k.as_str()),
             Change::RateLimits => (b'r', ""),
+            Change::Object(n) => (b'o', n.as_str()),
         };
         let mut p = Vec::with_capacity(name.len() + 1);
         p.push(tag);
@@ -58,6 +62,7 @@ impl Change {
             b'b' => Some(Change::Bucket(name)),
             b'k' => Some(Change::Key(name)),
             b'r' => Some(Change::RateLimits),
+            b'o' => Some(Change::Object(name)),
             _ => None,
         }
     }
@@ -77,6 +82,9 @@ struct Maps {
     buckets: HashMap<String, Timed<BucketInfo>>,
     keys: HashMap<String, Timed<KeyRecord>>,
     ratelimits: Option<Timed<Arc<RateLimits>>>,
+    /// The rate limits last read, kept through invalidations (see
+    /// [`crate::Gateway::ratelimits`]).
+    last_ratelimits: Option<Arc<RateLimits>>,
     /// Counts invalidations; a fill is accepted only under the epoch its
     /// lookup started in.
     epoch: u64,
@@ -189,7 +197,13 @@ impl MetaCache {
                 at: Instant::now(),
                 value: limits.clone(),
             });
+            maps.last_ratelimits = Some(limits.clone());
         }
+    }
+
+    /// The rate limits last read, even if invalidated since.
+    pub(crate) fn last_ratelimits(&self) -> Option<Arc<RateLimits>> {
+        self.maps().last_ratelimits.clone()
     }
 
     /// Drops what `change` makes stale; `None` (an unreadable change) drops all.
@@ -203,6 +217,8 @@ impl MetaCache {
                 maps.keys.remove(key);
             }
             Some(Change::RateLimits) => maps.ratelimits = None,
+            // the object cache's; nothing here is stale
+            Some(Change::Object(_)) => return,
             None => {
                 maps.buckets.clear();
                 maps.keys.clear();
@@ -249,7 +265,12 @@ mod tests {
 
     #[test]
     fn payloads_round_trip() {
-        for c in [Change::Bucket("b.1".into()), Change::Key("AK".into())] {
+        for c in [
+            Change::Bucket("b.1".into()),
+            Change::Key("AK".into()),
+            Change::RateLimits,
+            Change::Object("id/k\u{e9}y/x".into()),
+        ] {
             assert_eq!(Change::decode(&c.encode()), Some(c));
         }
         assert_eq!(Change::decode(b"zwhat"), None);

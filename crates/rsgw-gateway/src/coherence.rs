@@ -19,6 +19,7 @@ use std::thread::JoinHandle;
 use rsgw_store::{StoreError, Watcher};
 
 use crate::cache::{Change, MetaCache};
+use crate::object_cache::ObjectCache;
 use crate::{Gateway, GatewayResult, layout};
 
 /// The share of the notify timeout after which an unconfirmed watch is
@@ -30,8 +31,39 @@ const STALE_FRACTION: (u32, u32) = (3, 5);
 /// change reports the failure.
 const NOTIFY_ATTEMPTS: usize = 3;
 
+/// The caches a watch keeps coherent.
+#[derive(Clone)]
+pub(crate) struct Caches {
+    pub(crate) meta: Arc<MetaCache>,
+    pub(crate) objects: Arc<ObjectCache>,
+}
+
+impl Caches {
+    /// Drops what `change` makes stale; `None` (a change this version
+    /// cannot read) drops everything.
+    pub(crate) fn invalidate(&self, change: Option<&Change>) {
+        self.meta.invalidate(change);
+        match change {
+            Some(Change::Object(name)) => self.objects.invalidate(name),
+            Some(_) => {}
+            None => self.objects.invalidate_all(),
+        }
+    }
+
+    /// Whether changes are watched now: the metadata cache falls back to
+    /// its TTL while not, the object cache stops serving.
+    pub(crate) fn set_watched(&self, watched: bool) {
+        self.meta.set_watched(watched);
+        self.objects.set_serving(watched);
+    }
+
+    fn watched(&self) -> bool {
+        self.meta.watched()
+    }
+}
+
 /// Turns notifications into invalidations.
-struct CacheWatcher(Arc<MetaCache>);
+struct CacheWatcher(Caches);
 
 impl Watcher for CacheWatcher {
     fn notified(&self, payload: &[u8]) {
@@ -71,9 +103,9 @@ impl Gateway {
     /// return. Registers the watch before returning (an error if the store
     /// refuses), then keeps it up from a thread of its own.
     pub fn watch_metadata(&self) -> GatewayResult<MetadataWatch> {
-        let watcher: Arc<dyn Watcher> = Arc::new(CacheWatcher(self.cache.clone()));
+        let watcher: Arc<dyn Watcher> = Arc::new(CacheWatcher(self.caches()));
         let first = self.store.watch(&layout::control(), watcher.clone())?;
-        self.cache.set_watched(true);
+        self.caches().set_watched(true);
         let stop = Arc::new(AtomicBool::new(false));
         let gw = self.clone();
         let thread_stop = stop.clone();
@@ -109,12 +141,12 @@ impl Gateway {
                     if self.cache.watched() {
                         tracing::warn!(%reason, "metadata watch lost; caching with the short TTL until it is back");
                     }
-                    self.cache.set_watched(false);
+                    self.caches().set_watched(false);
                     handle = None;
                 }
                 None => match self.store.watch(&layout::control(), watcher.clone()) {
                     Ok(h) => {
-                        self.cache.set_watched(true);
+                        self.caches().set_watched(true);
                         tracing::info!("metadata watch re-established");
                         handle = Some(h);
                     }
@@ -122,14 +154,14 @@ impl Gateway {
                 },
             }
         }
-        self.cache.set_watched(false);
+        self.caches().set_watched(false);
     }
 
     /// Applies `change` to this instance's cache and announces it to every
     /// watching instance, returning once they acknowledged (or the notify
     /// timeout passed for those that did not answer: see the module docs).
     pub(crate) async fn announce(&self, change: Change) -> GatewayResult<()> {
-        self.cache.invalidate(Some(&change));
+        self.caches().invalidate(Some(&change));
         let payload = change.encode();
         let mut last = None;
         for _ in 0..NOTIFY_ATTEMPTS {
@@ -165,8 +197,124 @@ impl Gateway {
 
 #[cfg(test)]
 mod tests {
-    use crate::testutil::{Fixture, OWNER, owner, small_opts};
-    use crate::{CannedAcl, GatewayError, Requester};
+    use rsgw_store::ReadOp;
+
+    use crate::testutil::{Fixture, OWNER, body, collect, owner, small_opts};
+    use crate::{CannedAcl, GatewayError, GetParams, PutParams, Requester, layout};
+
+    async fn get(gw: &crate::Gateway, rq: &Requester, key: &str) -> Result<Vec<u8>, GatewayError> {
+        let r = gw.get_object(rq, "coh", key, GetParams::default()).await?;
+        collect(r.body.expect("a body")).await
+    }
+
+    async fn put(gw: &crate::Gateway, key: &str, data: &[u8], acl: CannedAcl) {
+        let params = PutParams {
+            acl,
+            ..Default::default()
+        };
+        gw.put_object(&owner(), "coh", key, params, body(data, 3))
+            .await
+            .expect("put");
+    }
+
+    /// Objects this instance serves from memory change with every write
+    /// another process makes: overwrite, ACL, delete, re-create.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cached_objects_change_with_the_other_process_writes() {
+        let (f, id) = Fixture::with_bucket(small_opts(), "coh").await;
+        let _watch = f.gw.watch_metadata().expect("watch");
+        let other = f.other_process();
+        let anon = Requester::anonymous();
+        for round in 0..20u8 {
+            let v1 = [b'a' + round % 26; 5];
+            put(&other, "k", &v1, CannedAcl::PublicRead).await;
+            for _ in 0..3 {
+                assert_eq!(get(&f.gw, &anon, "k").await.expect("get"), v1);
+            }
+            let v2 = [b'A' + round % 26; 7];
+            put(&other, "k", &v2, CannedAcl::PublicRead).await;
+            assert_eq!(
+                get(&f.gw, &anon, "k").await.expect("get"),
+                v2,
+                "round {round}: overwrite"
+            );
+            other
+                .set_object_acl(&owner(), "coh", "k", CannedAcl::Private)
+                .await
+                .expect("acl");
+            assert!(
+                matches!(
+                    get(&f.gw, &anon, "k").await,
+                    Err(GatewayError::AccessDenied)
+                ),
+                "round {round}: made private"
+            );
+            assert_eq!(get(&f.gw, &owner(), "k").await.expect("get"), v2);
+            other
+                .delete_object(&owner(), "coh", "k")
+                .await
+                .expect("delete");
+            assert!(
+                matches!(
+                    get(&f.gw, &owner(), "k").await,
+                    Err(GatewayError::NoSuchKey)
+                ),
+                "round {round}: deleted"
+            );
+        }
+        let s = f.gw.object_cache_stats();
+        assert!(s.serving);
+        assert!(s.hits >= 20, "served from memory: {s:?}");
+        assert!(
+            s.invalidations >= 20,
+            "invalidated by the other's writes: {s:?}"
+        );
+        // an object read once is neither cached nor marked
+        put(&other, "once", b"x", CannedAcl::Private).await;
+        get(&f.gw, &owner(), "once").await.expect("get");
+        let head =
+            f.gw.store
+                .read(&layout::head(&id, "once"), ReadOp::new().xattrs())
+                .await
+                .expect("head");
+        assert!(
+            !head
+                .xattrs
+                .unwrap_or_default()
+                .contains_key(layout::CACHED_XATTR)
+        );
+        // an object larger than the largest cached one is read every time
+        put(&other, "big", b"123456789", CannedAcl::Private).await;
+        let before = f.gw.object_cache_stats().admissions;
+        for _ in 0..3 {
+            get(&f.gw, &owner(), "big").await.expect("get");
+        }
+        assert_eq!(f.gw.object_cache_stats().admissions, before);
+    }
+
+    /// Without its watch the instance serves nothing from memory.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn no_watch_no_object_cache() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "coh").await;
+        put(&f.gw, "k", b"v", CannedAcl::Private).await;
+        for _ in 0..3 {
+            get(&f.gw, &owner(), "k").await.expect("get");
+        }
+        assert_eq!(f.gw.object_cache_stats().hits, 0, "never watched");
+        let watch = f.gw.watch_metadata().expect("watch");
+        for _ in 0..3 {
+            get(&f.gw, &owner(), "k").await.expect("get");
+        }
+        assert!(f.gw.object_cache_stats().hits > 0);
+        drop(watch);
+        let s = f.gw.object_cache_stats();
+        assert!(
+            !s.serving && s.entries == 0,
+            "watch gone, cache emptied: {s:?}"
+        );
+        get(&f.gw, &owner(), "k").await.expect("get");
+        assert_eq!(f.gw.object_cache_stats().hits, s.hits);
+    }
 
     /// What another process changes applies here on the very next call,
     /// though this gateway had it cached (its TTL is 5 s).

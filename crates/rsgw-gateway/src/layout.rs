@@ -28,6 +28,10 @@ pub(crate) const META_XATTR: &str = "rsgw.obj";
 /// Xattr of a head object holding the tag of the write that made it; the
 /// guard of the next overwrite compares it.
 pub(crate) const TAG_XATTR: &str = "rsgw.tag";
+/// Xattr marking a head object that an instance may hold in its object
+/// cache: a write of a marked head announces itself (see
+/// [`crate::object_cache`]). Set once, kept by overwrites.
+pub(crate) const CACHED_XATTR: &str = "rsgw.cached";
 
 pub(crate) fn user(uid: &str) -> ObjectId {
     ObjectId::in_namespace(META, "users", uid)

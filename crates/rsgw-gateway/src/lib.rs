@@ -22,6 +22,7 @@ mod ids;
 mod layout;
 mod list;
 mod multipart;
+mod object_cache;
 mod objects;
 mod ratelimit;
 mod tagging;
@@ -45,6 +46,7 @@ pub use error::{GatewayError, GatewayResult};
 pub use gc::GcReport;
 pub use list::{ListEntry, ListParams, ListResult};
 pub use multipart::{CompleteChecks, MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
+pub use object_cache::ObjectCacheStats;
 pub use objects::{
     BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
     PutResult, RangeSpec, Tail,
@@ -83,6 +85,12 @@ pub struct GatewayOptions {
     pub bucket_index_shards: u32,
     /// Keys of one [`Gateway::delete_objects`] call deleted at once (at least 1).
     pub multi_delete_concurrency: usize,
+    /// Bytes of small objects kept in memory (0: no object cache); see the
+    /// `object_cache` module.
+    pub object_cache_bytes: u64,
+    /// Largest object the object cache holds (at most `chunk_size`: the
+    /// cache holds objects whose data lies in their head).
+    pub object_cache_max_object: u64,
 }
 
 impl Default for GatewayOptions {
@@ -97,6 +105,8 @@ impl Default for GatewayOptions {
             gc_min_age: Duration::from_secs(3600),
             bucket_index_shards: 11,
             multi_delete_concurrency: 16,
+            object_cache_bytes: 64 << 20,
+            object_cache_max_object: 256 << 10,
         }
     }
 }
@@ -107,6 +117,7 @@ pub struct Gateway {
     store: Arc<dyn Store>,
     opts: Arc<GatewayOptions>,
     cache: Arc<cache::MetaCache>,
+    objects: Arc<object_cache::ObjectCache>,
     limiter: Arc<ratelimit::Limiter>,
 }
 
@@ -117,13 +128,30 @@ impl Gateway {
         self.cache.watched()
     }
 
+    /// The object cache's counters and size.
+    pub fn object_cache_stats(&self) -> ObjectCacheStats {
+        self.objects.stats()
+    }
+
+    pub(crate) fn caches(&self) -> coherence::Caches {
+        coherence::Caches {
+            meta: self.cache.clone(),
+            objects: self.objects.clone(),
+        }
+    }
+
     /// A gateway on `store`; call [`Gateway::init`] before serving.
     pub fn new(store: Arc<dyn Store>, opts: GatewayOptions) -> Self {
         let ttl = opts.metadata_cache_ttl;
+        let objects = object_cache::ObjectCache::new(
+            opts.object_cache_bytes,
+            opts.object_cache_max_object.min(opts.chunk_size),
+        );
         Gateway {
             store,
             opts: Arc::new(opts),
             cache: Arc::new(cache::MetaCache::new(ttl)),
+            objects: Arc::new(objects),
             limiter: Arc::default(),
         }
     }
@@ -135,6 +163,7 @@ impl Gateway {
             store,
             opts: self.opts.clone(),
             cache: self.cache.clone(),
+            objects: self.objects.clone(),
             limiter: self.limiter.clone(),
         }
     }

@@ -25,6 +25,7 @@ use crate::buckets::BucketInfo;
 use crate::cache::Change;
 use crate::ids::now_secs;
 use crate::list::IndexEntry;
+use crate::object_cache::{Cached, Lookup, Ticket};
 use crate::write::{Declared, WriteTarget};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -418,11 +419,36 @@ impl Gateway {
     }
 
     pub(crate) async fn head_meta(&self, head: &ObjectId) -> GatewayResult<Option<ObjectMeta>> {
+        Ok(self.head_state(head).await?.map(|(meta, _)| meta))
+    }
+
+    /// The head's metadata, and whether it carries the object cache's
+    /// mark (a write of it must then be announced).
+    pub(crate) async fn head_state(
+        &self,
+        head: &ObjectId,
+    ) -> GatewayResult<Option<(ObjectMeta, Marked)>> {
         match self.store.read(head, ReadOp::new().xattrs()).await {
-            Ok(r) => Ok(Some(parse_meta(&r.xattrs.unwrap_or_default())?)),
+            Ok(r) => {
+                let xattrs = r.xattrs.unwrap_or_default();
+                Ok(Some((parse_meta(&xattrs)?, Marked::of(&xattrs))))
+            }
             Err(StoreError::NotFound) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Announces a write of `head` if it was marked as cached; its write
+    /// was guarded on the mark's absence otherwise (see [`Marked::guard`]).
+    pub(crate) async fn announce_write(
+        &self,
+        head: &ObjectId,
+        marked: Marked,
+    ) -> GatewayResult<()> {
+        if marked.0 {
+            self.announce(Change::Object(head.name.clone())).await?;
+        }
+        Ok(())
     }
 
     /// Stores an object from a body stream.
@@ -541,7 +567,13 @@ impl Gateway {
                     )
                     .await
                 {
-                    Ok(_) | Err(StoreError::NotFound | StoreError::GuardFailed(_)) => {}
+                    Ok(_) => {
+                        // another instance may have cached the version
+                        // taken back (rare: no need to know whether)
+                        self.announce(Change::Object(layout::head(&info.id, key).name))
+                            .await?;
+                    }
+                    Err(StoreError::NotFound | StoreError::GuardFailed(_)) => {}
                     Err(e) => return Err(e.into()),
                 }
                 self.retire(&info.id, key, &meta.tails).await?;
@@ -569,7 +601,9 @@ impl Gateway {
         let head_id = &layout::head(bucket_id, key);
         let json = Bytes::from(serde_json::to_vec(meta)?);
         for _ in 0..64 {
-            let cur = self.head_meta(head_id).await?;
+            let state = self.head_state(head_id).await?;
+            let marked = state.as_ref().map_or(Marked(false), |s| s.1);
+            let cur = state.map(|(meta, _)| meta);
             check_put_conditions(params, cur.as_ref())?;
             if let Some(old) = &cur {
                 // the stripes this commit will orphan, logged before it
@@ -590,14 +624,21 @@ impl Gateway {
                 }
             }
             let op = match &cur {
-                Some(m) => WriteOp::new().cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, m.tag.clone()),
+                Some(m) => marked.guard(WriteOp::new().cmp_xattr(
+                    layout::TAG_XATTR,
+                    CmpOp::Eq,
+                    m.tag.clone(),
+                )),
                 None => WriteOp::new().create_exclusive(),
             }
             .write_full(data.clone())
             .set_xattr(layout::META_XATTR, json.clone())
             .set_xattr(layout::TAG_XATTR, meta.tag.clone());
             match self.store.write(head_id, op).await {
-                Ok(_) => return Ok(cur),
+                Ok(_) => {
+                    self.announce_write(head_id, marked).await?;
+                    return Ok(cur);
+                }
                 Err(StoreError::GuardFailed(_) | StoreError::Exists | StoreError::NotFound) => {
                     continue;
                 }
@@ -617,6 +658,15 @@ impl Gateway {
     ) -> GatewayResult<GetResult> {
         validate_key(key)?;
         let mut info = self.bucket_info(bucket).await?;
+        let mut head = layout::head(&info.id, key);
+        let mut ticket = match self.objects.lookup(&head.name) {
+            Lookup::Hit(c) => {
+                self.authorize_get(rq, &info, key, &c.meta)?;
+                return self.answer_get(&info, params, c.meta.clone(), c.data.clone());
+            }
+            Lookup::Miss(t) => Some(t),
+            Lookup::Off => None,
+        };
         let op = || {
             if params.head_only {
                 ReadOp::new().xattrs()
@@ -626,7 +676,7 @@ impl Gateway {
         };
         let mut checked = false;
         let r = loop {
-            match self.store.read(&layout::head(&info.id, key), op()).await {
+            match self.store.read(&head, op()).await {
                 Ok(r) => break r,
                 Err(StoreError::NotFound) => {
                     // a cached record may name a bucket that another
@@ -635,6 +685,8 @@ impl Gateway {
                         checked = true;
                         if let Some(now) = self.bucket_replaced(&info).await? {
                             info = now;
+                            head = layout::head(&info.id, key);
+                            ticket = None;
                             continue;
                         }
                     }
@@ -643,12 +695,77 @@ impl Gateway {
                 Err(e) => return Err(e.into()),
             }
         };
-        let meta = parse_meta(&r.xattrs.unwrap_or_default())?;
+        let xattrs = r.xattrs.unwrap_or_default();
+        let meta = parse_meta(&xattrs)?;
+        let data = r.data.unwrap_or_default();
+        self.authorize_get(rq, &info, key, &meta)?;
+        if let Some(t) = ticket
+            && !params.head_only
+            && meta.tails.is_empty()
+            && data.len() as u64 == meta.size
+            && self.objects.fits(meta.size)
+            && self.objects.wanted(&head.name)
+        {
+            self.cache_object(t, &head, &xattrs, meta.clone(), data.clone())
+                .await;
+        }
+        self.answer_get(&info, params, meta, data)
+    }
+
+    fn authorize_get(
+        &self,
+        rq: &Requester,
+        info: &BucketInfo,
+        key: &str,
+        meta: &ObjectMeta,
+    ) -> GatewayResult<()> {
         self.authorize(
             rq,
             Access::GetObject,
-            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
-        )?;
+            &Target::object(info, key, meta.owner_in(info), meta.acl),
+        )
+    }
+
+    /// Puts an object just read into the object cache, first marking its
+    /// head (guarded on the metadata read, so that a write since fails the
+    /// mark) unless it is marked already. A failure only means not caching.
+    async fn cache_object(
+        &self,
+        ticket: Ticket,
+        head: &ObjectId,
+        xattrs: &BTreeMap<String, Bytes>,
+        meta: ObjectMeta,
+        data: Bytes,
+    ) {
+        let Some(record) = xattrs.get(layout::META_XATTR) else {
+            return;
+        };
+        if !Marked::of(xattrs).0 {
+            let mark = WriteOp::new()
+                .cmp_xattr(layout::META_XATTR, CmpOp::Eq, record.clone())
+                .set_xattr(layout::CACHED_XATTR, Bytes::from_static(b"1"));
+            match self.store.write(head, mark).await {
+                Ok(_) => {}
+                Err(StoreError::GuardFailed(_) | StoreError::NotFound) => return,
+                Err(error) => {
+                    tracing::debug!(%error, object = %head.name, "marking an object as cached");
+                    return;
+                }
+            }
+        }
+        let entry = Cached::new(&head.name, meta, data, record.len());
+        self.objects.fill(ticket, &head.name, entry);
+    }
+
+    /// A GET's or HEAD's answer from an authorized object's metadata and
+    /// head data: conditions, range, and the body.
+    fn answer_get(
+        &self,
+        info: &BucketInfo,
+        params: GetParams,
+        meta: ObjectMeta,
+        head_data: Bytes,
+    ) -> GatewayResult<GetResult> {
         check_conditions(&params, &meta)?;
         let range = match params.range {
             Some(spec) => resolve_range(spec, &meta)?,
@@ -667,7 +784,6 @@ impl Gateway {
             });
         }
         let (start, end) = range.unwrap_or((0, meta.size));
-        let head_data = r.data.unwrap_or_default();
         let head_part = if start < head_data.len() as u64 {
             head_data.slice(start as usize..end.min(head_data.len() as u64) as usize)
         } else {
@@ -746,7 +862,7 @@ impl Gateway {
         let info = self.bucket_info_fresh(bucket).await?;
         let head_id = layout::head(&info.id, key);
         for _ in 0..64 {
-            let Some(meta) = self.head_meta(&head_id).await? else {
+            let Some((meta, marked)) = self.head_state(&head_id).await? else {
                 self.authorize(rq, Access::DeleteObject, &Target::key(&info, key))?;
                 self.unindex(&info, key).await?;
                 return Ok(());
@@ -762,13 +878,20 @@ impl Gateway {
                 .store
                 .write(
                     &head_id,
-                    WriteOp::new()
-                        .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, meta.tag.clone())
+                    marked
+                        .guard(WriteOp::new().cmp_xattr(
+                            layout::TAG_XATTR,
+                            CmpOp::Eq,
+                            meta.tag.clone(),
+                        ))
                         .remove(),
                 )
                 .await
             {
-                Ok(_) => return self.retire(&info.id, key, &meta.tails).await,
+                Ok(_) => {
+                    self.announce_write(&head_id, marked).await?;
+                    return self.retire(&info.id, key, &meta.tails).await;
+                }
                 Err(StoreError::GuardFailed(_) | StoreError::NotFound) => continue,
                 Err(e) => return Err(e.into()),
             }
@@ -878,7 +1001,7 @@ impl Gateway {
         let info = self.bucket_info_fresh(bucket).await?;
         let head_id = layout::head(&info.id, key);
         for _ in 0..64 {
-            let Some(mut meta) = self.head_meta(&head_id).await? else {
+            let Some((mut meta, marked)) = self.head_state(&head_id).await? else {
                 return Err(GatewayError::NoSuchKey);
             };
             self.authorize(
@@ -892,18 +1015,44 @@ impl Gateway {
                 .store
                 .write(
                     &head_id,
-                    WriteOp::new()
-                        .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, meta.tag.clone())
+                    marked
+                        .guard(WriteOp::new().cmp_xattr(
+                            layout::TAG_XATTR,
+                            CmpOp::Eq,
+                            meta.tag.clone(),
+                        ))
                         .set_xattr(layout::META_XATTR, json),
                 )
                 .await
             {
-                Ok(_) => return Ok(()),
+                Ok(_) => return self.announce_write(&head_id, marked).await,
                 Err(StoreError::GuardFailed(_) | StoreError::NotFound) => continue,
                 Err(e) => return Err(e.into()),
             }
         }
         Err(GatewayError::Store(StoreError::Timeout))
+    }
+}
+
+/// Whether a head carries the object cache's mark
+/// ([`layout::CACHED_XATTR`]): some instance may hold it in memory.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Marked(bool);
+
+impl Marked {
+    fn of(xattrs: &BTreeMap<String, Bytes>) -> Self {
+        Marked(xattrs.contains_key(layout::CACHED_XATTR))
+    }
+
+    /// `op` guarded on the mark's absence if the head was read unmarked:
+    /// a mark set since fails the write, whose retry then reads it marked
+    /// and announces itself.
+    pub(crate) fn guard(self, op: WriteOp) -> WriteOp {
+        if self.0 {
+            op
+        } else {
+            op.cmp_xattr(layout::CACHED_XATTR, CmpOp::Eq, Bytes::new())
+        }
     }
 }
 

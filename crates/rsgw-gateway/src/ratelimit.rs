@@ -436,18 +436,47 @@ impl Limiter {
     }
 }
 
+/// How long a request waits for the rate limits when the last ones read
+/// could apply instead.
+const LAST_KNOWN_WAIT: Duration = Duration::from_millis(250);
+
 /// The generation of the record, in an xattr, for read-modify-write.
 const GEN_XATTR: &str = "rsgw.gen";
 
 impl Gateway {
-    /// The store's rate limits (cached, coherent across instances).
+    /// The store's rate limits (cached, coherent across instances). While
+    /// the instance cannot watch for changes (a store outage, say), a read
+    /// that fails or takes longer than [`LAST_KNOWN_WAIT`] answers the last
+    /// ones read, for the cache's TTL: requests then fail or succeed on
+    /// their own store operations instead of each waiting for the store
+    /// twice.
     pub async fn ratelimits(&self) -> GatewayResult<Arc<RateLimits>> {
         if let Some(l) = self.cache.ratelimits() {
             return Ok(l);
         }
         let ticket = self.cache.ticket();
-        let (limits, _) = self.read_ratelimits().await?;
-        let limits = Arc::new(limits);
+        let last = self
+            .cache
+            .last_ratelimits()
+            .filter(|_| !self.cache.watched());
+        let read = match last {
+            None => self.read_ratelimits().await,
+            Some(last) => {
+                match tokio::time::timeout(LAST_KNOWN_WAIT, self.read_ratelimits()).await {
+                    Ok(Ok(read)) => Ok(read),
+                    outcome => {
+                        let error = match outcome {
+                            Ok(Err(e)) => e.to_string(),
+                            _ => format!("no answer in {} ms", LAST_KNOWN_WAIT.as_millis()),
+                        };
+                        tracing::debug!(%error, "rate limits unreadable; the last ones read apply");
+                        self.cache.put_ratelimits(self.cache.ticket(), &last);
+                        return Ok(last);
+                    }
+                }
+            }
+        };
+        let limits = Arc::new(read?.0);
         self.cache.put_ratelimits(ticket, &limits);
         Ok(limits)
     }

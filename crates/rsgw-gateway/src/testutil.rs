@@ -22,7 +22,7 @@ pub(crate) struct Fixture {
 
 /// Small sizes, so that a few bytes already make heads, tails and stripes:
 /// 8-byte heads, 4-byte stripes, 5-byte minimum parts; buckets get the
-/// default 11 index shards.
+/// default 11 index shards; objects of up to 8 bytes may be cached.
 pub(crate) fn small_opts() -> GatewayOptions {
     GatewayOptions {
         chunk_size: 8,
@@ -34,6 +34,8 @@ pub(crate) fn small_opts() -> GatewayOptions {
         gc_min_age: Duration::from_secs(3600),
         bucket_index_shards: 11,
         multi_delete_concurrency: 4,
+        object_cache_bytes: 1 << 20,
+        object_cache_max_object: 8,
     }
 }
 

@@ -13,6 +13,7 @@ mod cors;
 mod dates;
 mod error;
 mod frontend;
+mod object_cache;
 mod operation;
 mod ops;
 mod post_object;

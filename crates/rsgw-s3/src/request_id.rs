@@ -213,7 +213,8 @@ impl RequestIdService {
     }
 
     /// The gateway's own metrics, in Prometheus text: whether the metadata
-    /// caches are kept coherent by a watch now.
+    /// caches are kept coherent by a watch now, the rate limits' refusals,
+    /// the object cache's figures.
     pub fn write_metrics(&self, out: &mut String) {
         out.push_str(
             "# HELP rsgw_metadata_watch_up 1 while the instance watches the store's control object, so its metadata caches are coherent; 0 while it falls back to short TTLs (s3.metadata_cache_ttl_ms).\n\
@@ -225,6 +226,7 @@ impl RequestIdService {
             "rsgw_metadata_watch_up 0\n"
         });
         ratelimit::write_metrics(&self.gw, out);
+        crate::object_cache::write_metrics(&self.gw, out);
     }
 
     /// An S3 error response (XML body) with a fresh request id, for layers

@@ -1,0 +1,74 @@
+//! The object cache's figures in `/metrics` (the cache itself is the
+//! gateway's: `rsgw_gateway::Gateway::object_cache_stats`).
+
+use std::fmt::Write as _;
+
+use rsgw_gateway::Gateway;
+
+/// `rsgw_object_cache_*`, in Prometheus text.
+pub(crate) fn write_metrics(gw: &Gateway, out: &mut String) {
+    let s = gw.object_cache_stats();
+    let rows: [(&str, &str, &str, u64); 10] = [
+        (
+            "serving",
+            "gauge",
+            "1 while the object cache serves (s3.object_cache_bytes above 0 and the control object watched); 0 while every GET reads the store.",
+            u64::from(s.serving),
+        ),
+        (
+            "capacity_bytes",
+            "gauge",
+            "The object cache's budget (s3.object_cache_bytes).",
+            s.capacity_bytes,
+        ),
+        (
+            "bytes",
+            "gauge",
+            "Bytes charged to cached objects (data, name, metadata and bookkeeping).",
+            s.bytes,
+        ),
+        ("entries", "gauge", "Objects cached.", s.entries),
+        (
+            "hits_total",
+            "counter",
+            "GETs and HEADs answered from the object cache.",
+            s.hits,
+        ),
+        (
+            "misses_total",
+            "counter",
+            "GETs and HEADs that read the store while the object cache served.",
+            s.misses,
+        ),
+        (
+            "admissions_total",
+            "counter",
+            "Objects put into the object cache.",
+            s.admissions,
+        ),
+        (
+            "rejections_total",
+            "counter",
+            "Objects kept out: not more popular than the entries they would push out, or larger than a shard.",
+            s.rejections,
+        ),
+        (
+            "evictions_total",
+            "counter",
+            "Cached objects pushed out by more popular ones.",
+            s.evictions,
+        ),
+        (
+            "invalidations_total",
+            "counter",
+            "Cached objects dropped because they changed (on any instance), and fills refused because a change raced them.",
+            s.invalidations,
+        ),
+    ];
+    for (name, kind, help, value) in rows {
+        let _ = write!(
+            out,
+            "# HELP rsgw_object_cache_{name} {help}\n# TYPE rsgw_object_cache_{name} {kind}\nrsgw_object_cache_{name} {value}\n"
+        );
+    }
+}

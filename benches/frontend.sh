@@ -5,10 +5,12 @@
 #   - `ab -k -c 100 -n N`
 # from rsgw on the rados backend against radosgw on the same throwaway cluster
 # (both configured from the same ceph.conf section, [client.rgw.gw]:
-# 512 threads), and from rsgw on the embedded backend against nginx serving
-# the same 260-byte file. Prints req/s, p50/p99, failed requests and each
-# server's CPU-seconds per 10,000 requests (utime+stime from /proc/PID/stat),
-# then the ratios the frontend issue targets.
+# 512 threads; radosgw also with 8, its best count on a 2-core host), rsgw
+# on the rados backend with its object cache (the default) and without
+# (s3.object_cache_bytes = 0), and rsgw on the embedded backend against
+# nginx serving the same 260-byte file. Prints req/s, p50/p99, failed
+# requests and each server's CPU-seconds per 10,000 requests (utime+stime
+# from /proc/PID/stat), then the ratios the object cache issue targets.
 #   benches/frontend.sh [REQUESTS] [OUT]   # default 50000 per ab run
 # Writes OUT/results.csv (one row per server and load), OUT/report.md (the
 # tables printed) and OUT/run.json (command, date, commit, host); OUT
@@ -80,6 +82,12 @@ put_public MICROACCESSKEY000001 microsecretkey00000000000000000000000001
 measure radosgw /bench/small "$rgw_pid"
 scripts/ceph-micro stop rgw >/dev/null
 
+echo "== radosgw, rgw_thread_pool_size = 8"
+RGW_PORT=$PORT RGW_BEAST_OPTS="tcp_nodelay=1" scripts/ceph-micro rgw 8 >/dev/null
+rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "$D/pids")
+measure radosgw-8 /bench/small "$rgw_pid"
+scripts/ceph-micro stop rgw >/dev/null
+
 echo "== rsgw, rados backend, from the same ceph.conf section"
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
   "$CEPH_CONF" >"$work/admin.toml"
@@ -90,6 +98,14 @@ pool_prefix = "rsgwbench"' -- --ceph-conf "$CEPH_CONF" --name client.rgw.gw
 put_public "$BENCH_AK" "$BENCH_SK"
 measure rsgw-rados /bench/small "${RSGW_PID[rsgw-rados]}"
 rsgw_stop rsgw-rados
+
+echo "== rsgw, rados backend, object cache off"
+rsgw_start rsgw-rados-nocache --backend none --port "$PORT" --no-endpoints --no-admin --toml '[store]
+pool_prefix = "rsgwbench"
+[s3]
+object_cache_bytes = 0' -- --ceph-conf "$CEPH_CONF" --name client.rgw.gw
+measure rsgw-rados-nocache /bench/small "${RSGW_PID[rsgw-rados-nocache]}"
+rsgw_stop rsgw-rados-nocache
 
 echo "== rsgw, embedded backend (defaults: async, 512 threads)"
 rsgw_start rsgw-local --backend local --path "$work/data" --port "$PORT" --no-admin --user "bench:Bench:$BENCH_AK:$BENCH_SK"
@@ -115,12 +131,17 @@ echo
   awk '
     {rps[$1 " " $2] = $3; cpu[$1 " " $2] = $8}
     END {
-      split("c1000 k100", loads, " ")
-      for (i = 1; i <= 2; i++) {
-        l = loads[i]
-        printf "%s: rsgw-rados / radosgw req/s %.1fx (target >= 5x), CPU per request %.3f (target <= 0.1); rsgw-local / nginx req/s %.2fx (target >= 0.7x, no keep-alive)\n",
-          l, rps["rsgw-rados " l] / rps["radosgw " l], cpu["rsgw-rados " l] / cpu["radosgw " l], rps["rsgw-local " l] / rps["nginx " l]
-      }
+      l = "c1000"
+      printf "c1000: rsgw-rados / rsgw-local req/s %.2fx (target >= 0.9x)\n", rps["rsgw-rados " l] / rps["rsgw-local " l]
+      printf "c1000: rsgw-rados / radosgw (512 threads) req/s %.2fx (target >= 5x), CPU per request %.3f (target <= 0.1)\n",
+        rps["rsgw-rados " l] / rps["radosgw " l], cpu["rsgw-rados " l] / cpu["radosgw " l]
+      printf "c1000: rsgw-rados / radosgw-8 req/s %.2fx (target >= 3x), CPU per request %.3f (target <= 0.2)\n",
+        rps["rsgw-rados " l] / rps["radosgw-8 " l], cpu["rsgw-rados " l] / cpu["radosgw-8 " l]
+      printf "c1000: rsgw-rados with / without its object cache req/s %.2fx, CPU per request %.2f\n",
+        rps["rsgw-rados " l] / rps["rsgw-rados-nocache " l], cpu["rsgw-rados " l] / cpu["rsgw-rados-nocache " l]
+      l = "k100"
+      printf "k100: rsgw-local / nginx req/s %.2fx, rsgw-rados / nginx %.2fx (target >= 0.7x both)\n",
+        rps["rsgw-local " l] / rps["nginx " l], rps["rsgw-rados " l] / rps["nginx " l]
     }' "$results"
 } | tee "$work/report.md"
 {

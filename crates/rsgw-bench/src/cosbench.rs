@@ -13,13 +13,17 @@ pub enum Selector {
     Uniform(u64, u64),
     /// Every number of A..=B in turn (split among workers).
     Range(u64, u64),
+    /// Zipf-distributed in A..=B, A the most popular, exponent 0.99 (YCSB's
+    /// "zipfian" constant): `z(A,B)`, an rsgw extension of COSBench's
+    /// selectors for skewed reads.
+    Zipf(u64, u64),
 }
 
 impl Selector {
-    /// Parses `c(N)`, `u(A,B)` or `r(A,B)`.
+    /// Parses `c(N)`, `u(A,B)`, `r(A,B)` or `z(A,B)`.
     pub fn parse(s: &str) -> Result<Self, String> {
         let s = s.trim();
-        let bad = || format!("'{s}' is not a selector like c(1), u(1,10) or r(1,10)");
+        let bad = || format!("'{s}' is not a selector like c(1), u(1,10), r(1,10) or z(1,10)");
         // an empty selector, or one starting with a multi-byte character,
         // has no one-byte kind (the cosbench fuzz target found the panic)
         let (kind, rest) = s.split_at_checked(1).ok_or_else(bad)?;
@@ -35,6 +39,7 @@ impl Selector {
             ("c", [n]) => Ok(Selector::Constant(*n)),
             ("u", [a, b]) if a <= b => Ok(Selector::Uniform(*a, *b)),
             ("r", [a, b]) if a <= b => Ok(Selector::Range(*a, *b)),
+            ("z", [a, b]) if a <= b => Ok(Selector::Zipf(*a, *b)),
             _ => Err(bad()),
         }
     }
@@ -43,7 +48,7 @@ impl Selector {
     pub fn bounds(&self) -> (u64, u64) {
         match *self {
             Selector::Constant(n) => (n, n),
-            Selector::Uniform(a, b) | Selector::Range(a, b) => (a, b),
+            Selector::Uniform(a, b) | Selector::Range(a, b) | Selector::Zipf(a, b) => (a, b),
         }
     }
 
@@ -77,10 +82,11 @@ impl Sizes {
             "GB" => 1_000_000_000,
             u => return Err(format!("unit '{u}' in '{s}' is not B, KB, MB or GB")),
         };
-        Ok(Sizes {
-            selector: Selector::parse(&s[..=close])?,
-            unit,
-        })
+        let selector = Selector::parse(&s[..=close])?;
+        if matches!(selector, Selector::Zipf(..)) {
+            return Err(format!("'{s}': z() picks objects, not sizes"));
+        }
+        Ok(Sizes { selector, unit })
     }
 }
 
@@ -415,6 +421,7 @@ mod tests {
         assert_eq!(Selector::parse("c(3)"), Ok(Selector::Constant(3)));
         assert_eq!(Selector::parse("u(1, 10)"), Ok(Selector::Uniform(1, 10)));
         assert_eq!(Selector::parse("r(5,5)"), Ok(Selector::Range(5, 5)));
+        assert_eq!(Selector::parse("z(1,100)"), Ok(Selector::Zipf(1, 100)));
         assert!(Selector::parse("u(10,1)").is_err());
         assert!(Selector::parse("x(1)").is_err());
         assert!(Selector::parse("").is_err());

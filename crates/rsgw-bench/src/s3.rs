@@ -24,8 +24,8 @@ use crate::tls::TlsArgs;
 #[command(after_help = "\
 Runs a COSBench workload file natively: the stages init, prepare, normal works \
 (operations read, write and delete with ratios, for runtime seconds or totalOps \
-operations), cleanup and dispose; selectors c(N), u(A,B), r(A,B); sizes in B, KB \
-and MB (COSBench's decimal units); cprefix and oprefix. Endpoint and keys come \
+operations), cleanup and dispose; selectors c(N), u(A,B), r(A,B), and z(A,B) \
+(Zipf, A the most popular: an rsgw extension); sizes in B, KB and MB (COSBench's decimal units); cprefix and oprefix. Endpoint and keys come \
 from the storage element unless given here. Workers use one keep-alive \
 connection each; requests are signed with SigV4 (path style, unsigned payload).")]
 pub struct S3Args {
@@ -58,6 +58,19 @@ pub struct S3Args {
     /// Without a workload file: the bucket is named CPREFIX1.
     #[arg(long, default_value = "rsgwbench", requires = "mix")]
     pub cprefix: String,
+    /// Without a workload file: how reads, writes and deletes pick their
+    /// object: uniformly, or Zipf-distributed (exponent 0.99, object 1 the
+    /// most popular: a few hot objects, a long cold tail).
+    #[arg(long, value_enum, default_value = "uniform", requires = "mix")]
+    pub pick: Pick,
+    /// Without a workload file: check every read against the last
+    /// acknowledged write of its object (each write stamps its body with a
+    /// version; writes of one object are made one at a time): a read sent
+    /// after a write returned must get that version or a newer one. Stale
+    /// reads count as errors of `read`, and the command fails. Sizes must
+    /// be at least 24 bytes.
+    #[arg(long, requires = "mix")]
+    pub verify: bool,
     /// S3 endpoint, e.g. http://127.0.0.1:7480 (overrides the workload's);
     /// several, comma-separated, spread the workers over them in turn, as
     /// several gateway instances without a load balancer.
@@ -88,6 +101,15 @@ pub struct S3Args {
     /// TLS, for https:// endpoints.
     #[command(flatten)]
     pub tls: TlsArgs,
+}
+
+/// How `--mix` operations pick their object.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// Every object as likely (COSBench's u(1,N)).
+    Uniform,
+    /// Zipf-distributed, z(1,N).
+    Zipf,
 }
 
 /// One operation kind's figures in one work.
@@ -126,11 +148,24 @@ pub struct WorkReport {
     pub seconds: f64,
     /// Per operation kind.
     pub ops: Vec<OpReport>,
+    /// Under `--verify`: reads checked against the last acknowledged
+    /// write, and how many of them were stale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verified>,
     /// Latencies of every successful operation of the work, all kinds
     /// together, in µs: for callers that combine works (`rsgw bench
     /// ab-test`); not part of the JSON report.
     #[serde(skip)]
     pub latency: Option<Histogram<u64>>,
+}
+
+/// What `--verify` found in one work.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verified {
+    /// Reads checked.
+    pub reads: u64,
+    /// Reads older than their object's last acknowledged write.
+    pub stale: u64,
 }
 
 #[derive(Default)]
@@ -339,14 +374,37 @@ struct Picker {
     sel: Selector,
     next: u64,
     step: u64,
+    /// For `z(A,B)`: the cumulative probability of ranks 1..=k at k-1.
+    zipf: Vec<f64>,
 }
+
+/// The exponent of `z(A,B)`.
+const ZIPF_EXPONENT: f64 = 0.99;
 
 impl Picker {
     fn new(sel: Selector, worker: usize, workers: usize) -> Self {
+        let zipf = match sel {
+            Selector::Zipf(a, b) => {
+                let weights: Vec<f64> = (1..=b - a + 1)
+                    .map(|k| 1.0 / (k as f64).powf(ZIPF_EXPONENT))
+                    .collect();
+                let total: f64 = weights.iter().sum();
+                let mut acc = 0.0;
+                weights
+                    .iter()
+                    .map(|w| {
+                        acc += w / total;
+                        acc
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         Picker {
             sel,
             next: worker as u64,
             step: workers as u64,
+            zipf,
         }
     }
     fn pick(&mut self, rng: &mut Rng) -> u64 {
@@ -357,6 +415,11 @@ impl Picker {
                 let v = a + self.next % (b - a + 1);
                 self.next += self.step;
                 v
+            }
+            Selector::Zipf(a, b) => {
+                let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+                let rank = self.zipf.partition_point(|&c| c < u) as u64;
+                (a + rank).min(b)
             }
         }
     }
@@ -380,6 +443,54 @@ struct Shared {
     /// Operations claimed by workers (for totalOps).
     claimed: AtomicU64,
     payload: Arc<Vec<u8>>,
+    verify: Option<Arc<Verify>>,
+}
+
+/// `--verify`: versions stamped into written bodies, and each object's
+/// last acknowledged one.
+#[derive(Default)]
+pub struct Verify {
+    next: AtomicU64,
+    objects: Mutex<std::collections::HashMap<String, Arc<Slot>>>,
+    /// Reads checked.
+    pub checked: AtomicU64,
+    /// Reads older than their object's last acknowledged write.
+    pub stale: AtomicU64,
+}
+
+/// One object's writes, one at a time, and the version last acknowledged.
+#[derive(Default)]
+struct Slot {
+    writing: tokio::sync::Mutex<()>,
+    acked: AtomicU64,
+}
+
+/// Bytes of the version stamp at the start of a verified body.
+const STAMP: usize = 24;
+
+impl Verify {
+    fn slot(&self, path: &str) -> Arc<Slot> {
+        self.objects
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(path.to_string())
+            .or_default()
+            .clone()
+    }
+
+    fn stamp(version: u64) -> [u8; STAMP] {
+        let mut s = [0u8; STAMP];
+        s.copy_from_slice(format!("rsgw-verify-v{version:011}").as_bytes());
+        s
+    }
+
+    fn version_in(body: &[u8]) -> Option<u64> {
+        std::str::from_utf8(body.get(..STAMP)?)
+            .ok()?
+            .strip_prefix("rsgw-verify-v")?
+            .parse()
+            .ok()
+    }
 }
 
 fn ok_status(status: u16, also: &[u16]) -> Result<(), String> {
@@ -390,6 +501,7 @@ fn ok_status(status: u16, also: &[u16]) -> Result<(), String> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn one(
     client: &mut Client,
     kind: OpKind,
@@ -398,8 +510,12 @@ async fn one(
     o: u64,
     size: u64,
     payload: &[u8],
+    verify: Option<&Verify>,
 ) -> Result<u64, String> {
     let path = format!("/{}/{}", t.container(c), t.object(o));
+    if let Some(v) = verify {
+        return one_verified(client, kind, &path, size, payload, v).await;
+    }
     match kind {
         OpKind::Read => {
             let (status, len) = client.send("GET", &path, &[]).await?;
@@ -413,6 +529,56 @@ async fn one(
         OpKind::Delete => {
             let (status, _) = client.send("DELETE", &path, &[]).await?;
             ok_status(status, &[404]).map(|()| 0)
+        }
+    }
+}
+
+/// [`one`] under `--verify`.
+async fn one_verified(
+    client: &mut Client,
+    kind: OpKind,
+    path: &str,
+    size: u64,
+    payload: &[u8],
+    v: &Verify,
+) -> Result<u64, String> {
+    let slot = v.slot(path);
+    match kind {
+        OpKind::Read => {
+            let floor = slot.acked.load(Ordering::Acquire);
+            let mut body = Vec::new();
+            let (status, len) = client
+                .request("GET", path, &[], &[], Some(&mut body))
+                .await?;
+            ok_status(status, &[])?;
+            v.checked.fetch_add(1, Ordering::Relaxed);
+            let got = Verify::version_in(&body);
+            if got.unwrap_or(0) < floor {
+                v.stale.fetch_add(1, Ordering::Relaxed);
+                return Err(format!(
+                    "stale read of {path}: version {got:?}, {floor} acknowledged before the read"
+                ));
+            }
+            Ok(len)
+        }
+        OpKind::Write => {
+            let _one_at_a_time = slot.writing.lock().await;
+            let version = v.next.fetch_add(1, Ordering::Relaxed) + 1;
+            let mut body = payload[..(size as usize).min(payload.len())].to_vec();
+            let stamp = Verify::stamp(version);
+            let n = STAMP.min(body.len());
+            body[..n].copy_from_slice(&stamp[..n]);
+            let (status, _) = client.send("PUT", path, &body).await?;
+            ok_status(status, &[])?;
+            slot.acked.fetch_max(version, Ordering::AcqRel);
+            Ok(body.len() as u64)
+        }
+        OpKind::Delete => {
+            let _one_at_a_time = slot.writing.lock().await;
+            let (status, _) = client.send("DELETE", path, &[]).await?;
+            ok_status(status, &[404])?;
+            slot.acked.store(0, Ordering::Release);
+            Ok(0)
         }
     }
 }
@@ -486,7 +652,17 @@ async fn worker(
                     }
                     let size = size_of(t.sizes, &mut rng);
                     let started = Instant::now();
-                    let r = one(&mut client, kind, t, c, o, size, &payload).await;
+                    let r = one(
+                        &mut client,
+                        kind,
+                        t,
+                        c,
+                        o,
+                        size,
+                        &payload,
+                        shared.verify.as_deref(),
+                    )
+                    .await;
                     record(
                         &mut local,
                         if kind == OpKind::Write {
@@ -542,7 +718,17 @@ async fn worker(
                 let o = op_picker.pick(&mut rng);
                 let size = size_of(op.target.sizes, &mut rng);
                 let started = Instant::now();
-                let r = one(&mut client, op.kind, &op.target, c, o, size, &payload).await;
+                let r = one(
+                    &mut client,
+                    op.kind,
+                    &op.target,
+                    c,
+                    o,
+                    size,
+                    &payload,
+                    shared.verify.as_deref(),
+                )
+                .await;
                 record(&mut local, op.kind.name(), r, started.elapsed());
             }
         }
@@ -610,7 +796,10 @@ pub fn mix_workload(args: &S3Args, mix: &str) -> Result<Workload, String> {
         ops.push(Operation {
             kind,
             ratio,
-            target: target(Selector::Uniform(1, args.objects)),
+            target: target(match args.pick {
+                Pick::Uniform => Selector::Uniform(1, args.objects),
+                Pick::Zipf => Selector::Zipf(1, args.objects),
+            }),
         });
     }
     let all = target(Selector::Range(1, args.objects));
@@ -679,6 +868,14 @@ pub fn run(args: &S3Args) -> Result<(), Box<dyn std::error::Error>> {
     if errors > 0 {
         eprintln!("{errors} operations failed");
     }
+    let stale: u64 = reports
+        .iter()
+        .filter_map(|w| w.verified)
+        .map(|v| v.stale)
+        .sum();
+    if stale > 0 {
+        return Err(format!("{stale} reads were older than the last acknowledged write").into());
+    }
     Ok(())
 }
 
@@ -719,6 +916,10 @@ pub fn run_workload(
         let mut rng = Rng(0x5DEE_CE66);
         (0..len).map(|_| rng.next() as u8).collect::<Vec<u8>>()
     });
+    let verify = args.verify.then(|| Arc::new(Verify::default()));
+    if verify.is_some() && largest_write(workload) < STAMP as u64 {
+        return Err(format!("--verify needs objects of at least {STAMP} bytes").into());
+    }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -739,7 +940,15 @@ pub fn run_workload(
                 done_ops: AtomicU64::new(0),
                 claimed: AtomicU64::new(0),
                 payload: payload.clone(),
+                verify: verify.clone(),
             });
+            let counts = |v: &Verify| {
+                (
+                    v.checked.load(Ordering::Relaxed),
+                    v.stale.load(Ordering::Relaxed),
+                )
+            };
+            let verify_before = verify.as_deref().map(counts);
             let started = Instant::now();
             let deadline = work.runtime.map(|s| started + Duration::from_secs(s));
             let work = Arc::new(work);
@@ -825,6 +1034,14 @@ pub fn run_workload(
                 workers: work.workers,
                 seconds,
                 ops,
+                verified: verify.as_deref().map(counts).zip(verify_before).and_then(
+                    |((reads, stale), (r0, s0))| {
+                        (reads > r0).then_some(Verified {
+                            reads: reads - r0,
+                            stale: stale - s0,
+                        })
+                    },
+                ),
                 latency,
             });
         }
@@ -870,6 +1087,48 @@ pub fn render(name: &str, reports: &[WorkReport]) -> String {
                 op.errors
             );
         }
+        if let Some(v) = w.verified {
+            let _ = writeln!(
+                o,
+                "{:<10} verified {} reads against the last acknowledged write: {} stale",
+                w.work, v.reads, v.stale
+            );
+        }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zipf_picks_stay_in_range_and_favour_the_first() {
+        let mut p = Picker::new(Selector::Zipf(1, 1000), 0, 1);
+        let mut rng = Rng(42);
+        let mut counts = vec![0u32; 1001];
+        let n = 200_000;
+        for _ in 0..n {
+            let o = p.pick(&mut rng);
+            assert!((1..=1000).contains(&o), "{o}");
+            counts[o as usize] += 1;
+        }
+        // P(1) = 1 / H(1000, 0.99), about 0.134; P(2) about half of it
+        let p1 = f64::from(counts[1]) / f64::from(n);
+        assert!((0.12..0.15).contains(&p1), "{p1}");
+        assert!(counts[1] > counts[2] && counts[2] > counts[10] && counts[10] > counts[500]);
+        assert!(counts[1000] > 0, "the tail is reached");
+    }
+
+    #[test]
+    fn stamps_round_trip() {
+        for v in [1, 42, 99_999_999_999] {
+            let s = Verify::stamp(v);
+            let mut body = s.to_vec();
+            body.extend_from_slice(b"rest of the object");
+            assert_eq!(Verify::version_in(&body), Some(v));
+        }
+        assert_eq!(Verify::version_in(b"random bytes of an object"), None);
+        assert_eq!(Verify::version_in(b"short"), None);
+    }
 }

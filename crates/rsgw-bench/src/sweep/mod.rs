@@ -631,6 +631,8 @@ fn s3_args(args: &SweepArgs, endpoints: &[String]) -> S3Args {
         workers: args.workers,
         ops: None,
         cprefix: BUCKET_PREFIX.into(),
+        pick: s3::Pick::Uniform,
+        verify: false,
         endpoint: Some(endpoints.join(",")),
         access_key: args.access_key.clone(),
         secret_key: args.secret_key.clone(),

@@ -9,6 +9,7 @@ import hashlib
 import http.client
 import os
 import threading
+import urllib.parse
 import uuid
 
 import boto3
@@ -160,3 +161,40 @@ def test_a_cache_turned_off_serves_nothing_from_memory(gateway, bucket):
         assert anonymous_get(f"{g.url}/{bucket}/k")[:2] == (200, b"v")
     s = stats(g)
     assert (s["serving"], s["hits_total"], s["misses_total"], s["capacity_bytes"]) == (0, 0, 0, 0)
+
+
+def raw(gw, method, path, headers=()):
+    """(status, headers without the per-response ones, body) of a plain request."""
+    conn = http.client.HTTPConnection("127.0.0.1", gw.port, timeout=10)
+    conn.request(method, path, headers=dict(headers))
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    got = {k.lower(): v for k, v in r.getheaders() if k.lower() not in ("x-amz-request-id", "date")}
+    return r.status, got, body
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_answers_from_memory_are_the_usual_answers(gateway, bucket, method):
+    """An anonymous GET or HEAD of a cached object is answered without s3s
+    (the fast path); its status, headers and body are those of the same
+    request sent through s3s (made to go there by a condition that holds)."""
+    g = gateway("same")
+    c = client(g)
+    objects = {
+        "plain": {},
+        "full.css": dict(ContentType="text/css", CacheControl="max-age=60", ContentDisposition="inline",
+                         ContentEncoding="identity", ContentLanguage="en", Expires="Thu, 01 Dec 1994 16:00:00 GMT",
+                         Metadata={"a": "1", "b-c": "x y"}, Tagging="k=v&k2=v2"),
+        "dir/n\u00e9e.txt": dict(ContentType="text/plain", Metadata={"u": "=?utf-8?q?x?="}),
+    }
+    for key, extra in objects.items():
+        c.put_object(Bucket=bucket, Key=key, Body=version_body(key, 1), ACL="public-read", **extra)
+        path = f"/{bucket}/{urllib.parse.quote(key)}"
+        for _ in range(2):
+            raw(g, "GET", path)  # asked for twice: cached
+        fast = raw(g, method, path)
+        slow = raw(g, method, path, [("If-None-Match", '"not-the-etag"')])
+        assert fast[0] == 200 and fast == slow, (key, fast, slow)
+    s = stats(g)
+    assert s["hits_total"] >= len(objects)

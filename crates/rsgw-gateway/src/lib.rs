@@ -48,8 +48,8 @@ pub use list::{ListEntry, ListParams, ListResult};
 pub use multipart::{CompleteChecks, MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
 pub use object_cache::ObjectCacheStats;
 pub use objects::{
-    BodyCheck, BodyStream, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta, PutParams,
-    PutResult, RangeSpec, Tail,
+    BodyCheck, BodyStream, CachedObject, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta,
+    PutParams, PutResult, RangeSpec, Tail,
 };
 pub use ratelimit::{Kind, Limit, LimitTarget, Limiter, RateLimits, Refusal, Scope};
 pub use tagging::{MAX_BUCKET_TAGS, MAX_OBJECT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, check_tags};

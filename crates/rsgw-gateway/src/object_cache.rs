@@ -275,6 +275,21 @@ impl ObjectCache {
         Lookup::Miss(ticket)
     }
 
+    /// `name`'s entry if cached (counting the request and the hit); a miss
+    /// counts nothing, for the caller then looks up the usual way.
+    pub(crate) fn lookup_hit(&self, name: &str) -> Option<Arc<Cached>> {
+        if !self.serving.load(Ordering::Acquire) {
+            return None;
+        }
+        let hash = self.hash(name);
+        let mut shard = self.shard(hash)?;
+        let c = shard.map.to_back(name)?.clone();
+        shard.sketch.add(hash);
+        drop(shard);
+        self.counts.hits.fetch_add(1, Ordering::Relaxed);
+        Some(c)
+    }
+
     /// Whether `name`, just missed, is popular enough to be cached (so
     /// worth marking on the store).
     pub(crate) fn wanted(&self, name: &str) -> bool {
@@ -429,6 +444,8 @@ mod tests {
         c.set_serving(true);
         assert!(matches!(c.lookup("a"), Lookup::Miss(_)));
         assert!(c.fits(4096) && !c.fits(4097));
+        assert!(c.lookup_hit("a").is_none());
+        assert_eq!(c.stats().misses, 1, "a miss of lookup_hit is not counted");
     }
 
     #[test]
@@ -441,8 +458,9 @@ mod tests {
         assert!(!c.wanted("a"), "one request is not popularity");
         ask(&c, "a", 100, 1);
         assert!(hit(&c, "a"));
+        assert!(c.lookup_hit("a").is_some());
         let s = c.stats();
-        assert_eq!((s.entries, s.admissions, s.hits), (1, 1, 1));
+        assert_eq!((s.entries, s.admissions, s.hits), (1, 1, 2));
         assert!(s.bytes >= 100);
     }
 

@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -712,6 +713,21 @@ impl Gateway {
         self.answer_get(&info, params, meta, data)
     }
 
+    /// A GET or HEAD of a whole object answered from memory alone: the
+    /// bucket's record and the object cached, and `rq` allowed to read it.
+    /// `None` whenever anything else holds (not cached, refused, an
+    /// invalid key): the caller then asks [`Gateway::get_object`], which
+    /// reads the store and answers errors.
+    pub fn get_cached(&self, rq: &Requester, bucket: &str, key: &str) -> Option<CachedObject> {
+        if !self.cache.watched() || validate_key(key).is_err() {
+            return None;
+        }
+        let info = self.cache.bucket(bucket)?;
+        let c = self.objects.lookup_hit(&layout::head(&info.id, key).name)?;
+        self.authorize_get(rq, &info, key, &c.meta).ok()?;
+        Some(CachedObject(c))
+    }
+
     fn authorize_get(
         &self,
         rq: &Requester,
@@ -1031,6 +1047,21 @@ impl Gateway {
             }
         }
         Err(GatewayError::Store(StoreError::Timeout))
+    }
+}
+
+/// An object served from memory ([`Gateway::get_cached`]).
+pub struct CachedObject(Arc<Cached>);
+
+impl CachedObject {
+    /// Its metadata.
+    pub fn meta(&self) -> &ObjectMeta {
+        &self.0.meta
+    }
+
+    /// All its data.
+    pub fn data(&self) -> &Bytes {
+        &self.0.data
     }
 }
 

@@ -12,6 +12,7 @@ mod checksums;
 mod cors;
 mod dates;
 mod error;
+mod fast_get;
 mod frontend;
 mod object_cache;
 mod operation;
@@ -185,7 +186,7 @@ pub fn service(
         b.set_host(DnsNames(dns_names.to_vec()));
     }
     let hosts = (!dns_names.is_empty()).then(|| std::sync::Arc::new(DnsNames(dns_names.to_vec())));
-    let cors = cors::Cors::new(gw.clone(), hosts);
+    let cors = cors::Cors::new(gw.clone(), hosts.clone());
     let website = website::Website::new(gw.clone(), website_names);
     Ok(RequestIdService::new(
         gw,
@@ -194,6 +195,7 @@ pub fn service(
         post_form_fields_max,
         cors,
         website,
+        hosts,
     ))
 }
 

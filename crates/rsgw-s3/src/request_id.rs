@@ -111,6 +111,8 @@ pub struct RequestIdService {
     post_form_fields_max: usize,
     cors: Cors,
     website: Option<Website>,
+    /// The names of virtual-hosted-style requests, if configured.
+    hosts: Option<Arc<crate::DnsNames>>,
 }
 
 fn error_response(
@@ -200,6 +202,7 @@ impl RequestIdService {
         post_form_fields_max: usize,
         cors: Cors,
         website: Option<Website>,
+        hosts: Option<Arc<crate::DnsNames>>,
     ) -> Self {
         RequestIdService {
             gw,
@@ -209,6 +212,7 @@ impl RequestIdService {
             post_form_fields_max,
             cors,
             website,
+            hosts,
         }
     }
 
@@ -315,6 +319,18 @@ impl RequestIdService {
                 ),
                 &id,
             )
+        } else if let Some(answer) =
+            crate::fast_get::serve(&self.gw, self.hosts.as_deref(), &req, &slot, logged).await
+        {
+            answer.unwrap_or_else(|e| {
+                error_response(
+                    e.status_code()
+                        .unwrap_or(http::StatusCode::SERVICE_UNAVAILABLE),
+                    e.code().as_str(),
+                    e.message().unwrap_or_default(),
+                    &id,
+                )
+            })
         } else {
             let req = FormTap::wrap(req, self.post_form_fields_max);
             let tap = req.extensions().get::<FormTap>().cloned();

@@ -8,17 +8,19 @@
 #   benches/get-cost.sh ops-log   [REQUESTS] [ROUNDS] [OUT]  # [ops_log] path set (a file)
 #   benches/get-cost.sh ratelimit [REQUESTS] [ROUNDS] [OUT]  # anonymous and bucket limits
 #       enabled, far above the load (every request checked and charged, none refused)
+#   benches/get-cost.sh object-cache [REQUESTS] [ROUNDS] [OUT]  # A: s3.object_cache_bytes = 0,
+#       B: the default (the object served from memory)
 # Defaults: 2000 requests, 2 rounds, OUT docs/perf/FEATURE. Writes
 # OUT/callgrind.csv (instructions per run and per request) and
 # OUT/callgrind.md and OUT/callgrind-run.json (command, date, commit,
 # host), and prints the ratio B / A.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FEATURE=${1:?ops-log or ratelimit}
+FEATURE=${1:?ops-log, ratelimit or object-cache}
 N=${2:-2000}
 ROUNDS=${3:-2}
 OUT=${4:-docs/perf/$FEATURE}
-case $FEATURE in ops-log | ratelimit) ;; *) echo "unknown feature $FEATURE" >&2; exit 2 ;; esac
+case $FEATURE in ops-log | ratelimit | object-cache) ;; *) echo "unknown feature $FEATURE" >&2; exit 2 ;; esac
 if [[ -z ${RSGW:-} ]]; then
   cargo build --release -q --features rados -p rsgw
   RSGW=$PWD/target/release/rsgw
@@ -38,6 +40,7 @@ ports=$(python3 tests/support/rsgw_gateway.py config --out "$work/a.toml" --name
 ep=http://127.0.0.1:${ports% *}
 cp "$work/a.toml" "$work/b.toml"
 [[ $FEATURE == ops-log ]] && printf '\n[ops_log]\npath = "%s"\n' "$work/ops.jsonl" >>"$work/b.toml"
+[[ $FEATURE == object-cache ]] && printf '\n[s3]\nobject_cache_bytes = 0\n' >>"$work/a.toml"
 "$RSGW" admin -c "$work/a.toml" user create --uid bench --display-name Bench \
   --access-key "$BENCH_AK" --secret-key "$BENCH_SK" >/dev/null
 small_object "$work/obj"
@@ -89,6 +92,7 @@ rows, feature = list(csv.DictReader(open(sys.argv[1]))), sys.argv[2]
 per = {s: sum(int(r["instructions"]) for r in rows if r["side"] == s)
           / sum(int(r["requests"]) for r in rows if r["side"] == s) for s in ("A", "B")}
 what = {"ops-log": ("ops log off", "ops log on (a file)"),
+        "object-cache": ("object cache off", "object cache on (the default)"),
         "ratelimit": ("no rate limit", "anonymous and bucket limits enforced (never reached)")}[feature]
 print("| side | instructions per request (callgrind, rsgw process) |")
 print("|---|---:|")

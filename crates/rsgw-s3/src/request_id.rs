@@ -293,10 +293,10 @@ impl RequestIdService {
                     .filter(|k| !k.is_empty()),
                 ..Named::default()
             });
-            website.serve(&req, &bucket, &id).await
+            Box::pin(website.serve(&req, &bucket, &id)).await
         } else if preflight {
             slot.set(S3Op::PreflightCors);
-            match self.cors.preflight(&req).await {
+            match Box::pin(self.cors.preflight(&req)).await {
                 Preflight::Allowed(h) => {
                     let mut r = http::Response::new(Body::empty());
                     *r.headers_mut() = h;
@@ -334,7 +334,9 @@ impl RequestIdService {
         } else {
             let req = FormTap::wrap(req, self.post_form_fields_max);
             let tap = req.extensions().get::<FormTap>().cloned();
-            match self.inner.call(req).await {
+            // boxed, as the other large futures here: the small answers
+            // (the cache's) then do not carry and move their state
+            match Box::pin(self.inner.call(req)).await {
                 Ok(mut r) => match r.extensions_mut().remove::<PostReply>() {
                     Some(reply) => reply.response(),
                     None => match tap.and_then(|tap| form_refusal(&r, &tap)) {

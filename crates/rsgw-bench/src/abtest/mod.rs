@@ -210,6 +210,13 @@ pub struct AbTestArgs {
     /// The rsgw binary (default: this one).
     #[arg(long, value_name = "PATH")]
     pub rsgw: Option<PathBuf>,
+    /// Side A's rsgw binary (default --rsgw): two builds compared, the cost
+    /// of a change measured.
+    #[arg(long, value_name = "PATH")]
+    pub a_rsgw: Option<PathBuf>,
+    /// Side B's rsgw binary (default --rsgw).
+    #[arg(long, value_name = "PATH")]
+    pub b_rsgw: Option<PathBuf>,
     /// The radosgw binary.
     #[arg(long, default_value = "radosgw", value_name = "PATH")]
     pub radosgw: String,
@@ -257,6 +264,9 @@ pub struct SideInfo {
     pub cpusets: Vec<String>,
     /// Port of its first instance.
     pub port: u16,
+    /// Its own rsgw binary (`--a-rsgw`, `--b-rsgw`), if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rsgw: Option<PathBuf>,
 }
 
 impl SideInfo {
@@ -269,6 +279,9 @@ impl SideInfo {
                 self.radosgw_name.as_deref().unwrap_or_default()
             ),
         };
+        if let Some(b) = &self.rsgw {
+            d.push_str(&format!(", binary {}", b.display()));
+        }
         if let Some(c) = &self.config {
             d.push_str(&format!(", config {}", c.display()));
         }
@@ -303,6 +316,11 @@ impl SideInfo {
             && let Some(n) = &self.radosgw_name
         {
             parts.push(n.clone());
+        }
+        if self.rsgw != other.rsgw
+            && let Some(b) = &self.rsgw
+        {
+            parts.push(format!("binary {}", b.display()));
         }
         if self.config != other.config
             && let Some(c) = &self.config
@@ -389,6 +407,7 @@ fn side(
         layout: layout.to_string(),
         cpusets: layout.cpusets(&cpus),
         port,
+        rsgw: None,
     };
     // a malformed setting is an error now, not at the first start
     info.spec().set_args()?;
@@ -900,7 +919,7 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
         Some(l) => Layout::parse(l)?.instances,
         None => 1,
     };
-    let sides = [
+    let mut sides = [
         side(
             args,
             "A",
@@ -924,6 +943,11 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
             args.port + 2 * a_layout_instances as u16,
         )?,
     ];
+    for (s, binary) in sides.iter_mut().zip([&args.a_rsgw, &args.b_rsgw]) {
+        if s.gateway == Gateway::Rsgw {
+            s.rsgw = binary.clone();
+        }
+    }
     let works = [Work::new(args, "a")?, Work::new(args, "b")?];
     let cx = Context {
         creds: Arc::new(Credentials {
@@ -955,18 +979,19 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
     let workload = works[0].describe();
     eprintln!("  workload: {workload}");
     std::fs::create_dir_all(args.out.join("logs"))?;
-    let launcher = Launcher {
-        rsgw: match &args.rsgw {
-            Some(p) => p.clone(),
-            None => std::env::current_exe()?,
-        },
+    let default_rsgw = match &args.rsgw {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()?,
+    };
+    let launchers = sides.each_ref().map(|s| Launcher {
+        rsgw: s.rsgw.clone().unwrap_or_else(|| default_rsgw.clone()),
         radosgw: args.radosgw.clone(),
         beast_options: args.beast_options.clone(),
         dir: args.out.join("logs"),
         ready_timeout: Duration::from_secs(60),
-    };
+    });
     let start = |i: usize, tag: &str| -> Result<Running, String> {
-        launcher.start(&sides[i].spec(), sides[i].port, &sides[i].cpusets, tag)
+        launchers[i].start(&sides[i].spec(), sides[i].port, &sides[i].cpusets, tag)
     };
     let mut kept: [Option<Running>; 2] = [None, None];
     if !restart {
@@ -1250,6 +1275,12 @@ mod tests {
         assert_eq!(sa.short(&sb), "the same configuration");
         sb.sets[1] = "pool.thread_pool_size=256".into();
         assert_eq!(sb.short(&sa), "pool.thread_pool_size=256");
+        sb.rsgw = Some(PathBuf::from("new/rsgw"));
+        assert_eq!(sb.short(&sa), "binary new/rsgw pool.thread_pool_size=256");
+        assert!(
+            sb.describe()
+                .starts_with("rsgw, binary new/rsgw, config r.toml")
+        );
         sb.label = "big pool".into();
         assert_eq!(sb.short(&sa), "big pool");
         assert!(sa.describe().starts_with(

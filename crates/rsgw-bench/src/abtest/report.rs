@@ -598,6 +598,7 @@ pub(crate) fn sample_results(per_side: usize) -> Results {
         layout: "2x1".into(),
         cpusets: vec!["0-1".into()],
         port: 1,
+        rsgw: None,
     };
     let trials = super::abba(per_side)
         .iter()

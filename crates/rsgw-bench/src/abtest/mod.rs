@@ -945,7 +945,7 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
     ];
     for (s, binary) in sides.iter_mut().zip([&args.a_rsgw, &args.b_rsgw]) {
         if s.gateway == Gateway::Rsgw {
-            s.rsgw = binary.clone();
+            s.rsgw.clone_from(binary);
         }
     }
     let works = [Work::new(args, "a")?, Work::new(args, "b")?];

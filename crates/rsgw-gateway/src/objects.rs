@@ -706,9 +706,28 @@ impl Gateway {
             && data.len() as u64 == meta.size
             && self.objects.fits(meta.size)
             && self.objects.wanted(&head.name)
+            && let Some(record) = xattrs.get(layout::META_XATTR)
         {
-            self.cache_object(t, &head, &xattrs, meta.clone(), data.clone())
-                .await;
+            let marked = Marked::of(&xattrs);
+            let fill = self.clone().cache_object(
+                t,
+                head,
+                record.clone(),
+                marked,
+                meta.clone(),
+                data.clone(),
+            );
+            match tokio::runtime::Handle::try_current() {
+                // marking is a store write: off the request's path, where
+                // a runtime runs tasks beside it (not a blocking pool's)
+                Ok(rt)
+                    if !marked.0
+                        && rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
+                {
+                    rt.spawn(fill);
+                }
+                _ => fill.await,
+            }
         }
         self.answer_get(&info, params, meta, data)
     }
@@ -743,24 +762,23 @@ impl Gateway {
     }
 
     /// Puts an object just read into the object cache, first marking its
-    /// head (guarded on the metadata read, so that a write since fails the
-    /// mark) unless it is marked already. A failure only means not caching.
+    /// head (guarded on the metadata record read, `record`, so that a write
+    /// since fails the mark) unless it is `marked` already. A failure only
+    /// means not caching; the ticket refuses a fill that a change raced.
     async fn cache_object(
-        &self,
+        self,
         ticket: Ticket,
-        head: &ObjectId,
-        xattrs: &BTreeMap<String, Bytes>,
+        head: ObjectId,
+        record: Bytes,
+        marked: Marked,
         meta: ObjectMeta,
         data: Bytes,
     ) {
-        let Some(record) = xattrs.get(layout::META_XATTR) else {
-            return;
-        };
-        if !Marked::of(xattrs).0 {
+        if !marked.0 {
             let mark = WriteOp::new()
                 .cmp_xattr(layout::META_XATTR, CmpOp::Eq, record.clone())
                 .set_xattr(layout::CACHED_XATTR, Bytes::from_static(b"1"));
-            match self.store.write(head, mark).await {
+            match self.store.write(&head, mark).await {
                 Ok(_) => {}
                 Err(StoreError::GuardFailed(_) | StoreError::NotFound) => return,
                 Err(error) => {

@@ -440,7 +440,7 @@ impl Gateway {
     }
 
     /// Announces a write of `head` if it was marked as cached; its write
-    /// was guarded on the mark's absence otherwise (see [`Marked::guard`]).
+    /// was guarded on the mark's absence otherwise (see [`Marked::unchanged`]).
     pub(crate) async fn announce_write(
         &self,
         head: &ObjectId,
@@ -625,11 +625,7 @@ impl Gateway {
                 }
             }
             let op = match &cur {
-                Some(m) => marked.guard(WriteOp::new().cmp_xattr(
-                    layout::TAG_XATTR,
-                    CmpOp::Eq,
-                    m.tag.clone(),
-                )),
+                Some(m) => marked.unchanged(&m.tag),
                 None => WriteOp::new().create_exclusive(),
             }
             .write_full(data.clone())
@@ -910,16 +906,7 @@ impl Gateway {
             self.unindex(&info, key).await?;
             match self
                 .store
-                .write(
-                    &head_id,
-                    marked
-                        .guard(WriteOp::new().cmp_xattr(
-                            layout::TAG_XATTR,
-                            CmpOp::Eq,
-                            meta.tag.clone(),
-                        ))
-                        .remove(),
-                )
+                .write(&head_id, marked.unchanged(&meta.tag).remove())
                 .await
             {
                 Ok(_) => {
@@ -1050,11 +1037,7 @@ impl Gateway {
                 .write(
                     &head_id,
                     marked
-                        .guard(WriteOp::new().cmp_xattr(
-                            layout::TAG_XATTR,
-                            CmpOp::Eq,
-                            meta.tag.clone(),
-                        ))
+                        .unchanged(&meta.tag)
                         .set_xattr(layout::META_XATTR, json),
                 )
                 .await
@@ -1093,10 +1076,12 @@ impl Marked {
         Marked(xattrs.contains_key(layout::CACHED_XATTR))
     }
 
-    /// `op` guarded on the mark's absence if the head was read unmarked:
-    /// a mark set since fails the write, whose retry then reads it marked
-    /// and announces itself.
-    pub(crate) fn guard(self, op: WriteOp) -> WriteOp {
+    /// A write of the head as it was read: guarded on the version's `tag`
+    /// (a concurrent overwrite fails it) and, if the head was read
+    /// unmarked, on the mark's absence (a mark set since fails it too, and
+    /// the retry reads it marked and announces itself).
+    pub(crate) fn unchanged(self, tag: &str) -> WriteOp {
+        let op = WriteOp::new().cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, tag.to_string());
         if self.0 {
             op
         } else {

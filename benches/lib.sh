@@ -1,6 +1,7 @@
-# Helpers the benchmark scripts source: the 260-byte object, waiting for a
-# server, a free port, an rsgw user, CPU time of processes, and nginx serving
-# the same bytes. They expect $work (a scratch directory) to be set.
+# Helpers the benchmark scripts source: the rsgw binary and the throwaway
+# cluster, the 260-byte object, waiting for a server, a free port, an rsgw
+# user, CPU time of processes, and nginx serving the same bytes. They expect
+# $work (a scratch directory) to be set.
 
 # The S3 user every benchmark creates on rsgw.
 BENCH_AK=BENCHACCESSKEY000001
@@ -18,6 +19,22 @@ wait_http() { # URL
   for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done
   echo "nothing answers on $1"
   exit 1
+}
+
+# The rsgw to measure ($RSGW, else a release build with the rados backend)
+# and the throwaway cluster of scripts/ceph-micro, started if needed and in
+# the environment (CEPH_CONF); one radosgw start and stop creates its key,
+# pools and user (MICROACCESSKEY000001), and the client.rgw.gw key rsgw
+# uses. Run from the repository's root.
+rsgw_and_cluster() {
+  if [[ -z ${RSGW:-} ]]; then
+    cargo build --release -q --features rados -p rsgw
+    RSGW=$PWD/target/release/rsgw
+  fi
+  scripts/ceph-micro start >/dev/null
+  eval "$(scripts/ceph-micro env)"
+  scripts/ceph-micro rgw >/dev/null
+  scripts/ceph-micro stop rgw >/dev/null
 }
 
 # Creates the bench user in the store CONFIG names (unless it exists).

@@ -23,15 +23,9 @@ S=${1:-20}
 LIMIT=${2:-200}
 FLOOD_C=${3:-1500}
 OUT=${4:-docs/perf/ratelimit}
-if [[ -z ${RSGW:-} ]]; then
-  cargo build --release -q --features rados -p rsgw
-  RSGW=$PWD/target/release/rsgw
-fi
-scripts/ceph-micro start >/dev/null
-eval "$(scripts/ceph-micro env)"
-# one radosgw start creates the client.rgw.gw key rsgw uses here
-scripts/ceph-micro rgw >/dev/null
-scripts/ceph-micro stop rgw >/dev/null
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+rsgw_and_cluster
 work=$(mktemp -d)
 cleanup() {
   rsgw_stop_all
@@ -39,8 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
-# shellcheck source=benches/lib.sh
-source benches/lib.sh
 # shellcheck source=tests/lib.sh
 source tests/lib.sh
 RSGW_WORK=$work

@@ -17,20 +17,12 @@ cd "$(dirname "$0")/.."
 cmd=("$0" "$@")
 OUT=$1
 shift
-if [[ -z ${RSGW:-} ]]; then
-  cargo build --release -q --features rados -p rsgw
-  RSGW=$PWD/target/release/rsgw
-fi
-scripts/ceph-micro start >/dev/null
-eval "$(scripts/ceph-micro env)"
-# one radosgw start creates its key, pools and the user; the sweep starts its own
-scripts/ceph-micro rgw >/dev/null
-scripts/ceph-micro stop rgw >/dev/null
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+rsgw_and_cluster
 AK=MICROACCESSKEY000001
 SK=microsecretkey00000000000000000000000001
 mkdir -p "$OUT"
-# shellcheck source=benches/lib.sh
-source benches/lib.sh
 run_info "$OUT/run.json" "${cmd[@]}"
 cfg=$OUT/rsgw.toml
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.rsgw"\npool_prefix = "rsgwsweep"\n' \

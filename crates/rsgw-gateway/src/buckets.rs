@@ -12,8 +12,9 @@ use crate::authz::{Access, BucketPolicy, Requester, Target};
 use crate::cache::Change;
 use crate::cors::CorsRule;
 use crate::ids::{now_secs, unique_id};
+use crate::quota::Quota;
 use crate::website::WebsiteConfig;
-use crate::{Gateway, GatewayError, GatewayResult, layout};
+use crate::{Gateway, GatewayError, GatewayResult, layout, usage};
 
 /// A bucket's record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +47,10 @@ pub struct BucketInfo {
     /// Its tags (Put/GetBucketTagging).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
+    /// Its own quota (applies instead of its owner's bucket quota when
+    /// enabled).
+    #[serde(default, skip_serializing_if = "Quota::is_default")]
+    pub quota: Quota,
 }
 
 fn one_shard() -> u32 {
@@ -170,6 +175,7 @@ impl Gateway {
             cors: None,
             website: None,
             tags: Default::default(),
+            quota: Quota::default(),
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);
@@ -208,9 +214,10 @@ impl Gateway {
     async fn create_index(&self, info: &BucketInfo) -> GatewayResult<()> {
         let created = futures::stream::iter(info.index_shards())
             .map(|id| async move {
-                self.store
-                    .write(&id, WriteOp::new().create_exclusive())
-                    .await
+                let op = WriteOp::new()
+                    .create_exclusive()
+                    .set_xattr(usage::STATS_XATTR, usage::Counters::NEW.encode());
+                self.store.write(&id, op).await
             })
             .buffer_unordered(SHARD_CONCURRENCY)
             .try_collect::<Vec<_>>()
@@ -568,7 +575,13 @@ mod tests {
                     .unwrap_or_default();
             assert!(got.contains_key(k), "{k} in {}", shard.name);
         }
-        assert_eq!(f.gw.bucket_usage("sharded").await.expect("usage"), (4, 12));
+        assert_eq!(
+            f.gw.bucket_usage("sharded")
+                .await
+                .map(|u| (u.objects, u.bytes))
+                .expect("usage"),
+            (4, 12)
+        );
         // one key in one shard keeps the bucket
         for k in &keys[1..] {
             f.gw.delete_object(&owner(), "sharded", k)

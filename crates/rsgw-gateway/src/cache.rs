@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use crate::buckets::BucketInfo;
+use crate::quota::OwnerQuotas;
 use crate::ratelimit::RateLimits;
 use crate::users::KeyRecord;
 
@@ -33,6 +34,8 @@ pub(crate) enum Change {
     Key(String),
     /// A rate limit changed.
     RateLimits,
+    /// A user's record changed (their quotas).
+    User(String),
     /// An object that instances may cache changed or was deleted: its head
     /// object's name.
     Object(String),
@@ -45,6 +48,7 @@ impl Change {
             Change::Bucket(n) => (b'b', n.as_str()),
             Change::Key(k) => (b'k', k.as_str()),
             Change::RateLimits => (b'r', ""),
+            Change::User(u) => (b'u', u.as_str()),
             Change::Object(n) => (b'o', n.as_str()),
         };
         let mut p = Vec::with_capacity(name.len() + 1);
@@ -62,6 +66,7 @@ impl Change {
             b'b' => Some(Change::Bucket(name)),
             b'k' => Some(Change::Key(name)),
             b'r' => Some(Change::RateLimits),
+            b'u' => Some(Change::User(name)),
             b'o' => Some(Change::Object(name)),
             _ => None,
         }
@@ -81,6 +86,8 @@ const MAX_ENTRIES: usize = 100_000;
 struct Maps {
     buckets: HashMap<String, Timed<BucketInfo>>,
     keys: HashMap<String, Timed<KeyRecord>>,
+    /// Users' quotas, by user id.
+    owner_quotas: HashMap<String, Timed<OwnerQuotas>>,
     ratelimits: Option<Timed<Arc<RateLimits>>>,
     /// The rate limits last read, kept through invalidations (see
     /// [`crate::Gateway::ratelimits`]).
@@ -94,6 +101,7 @@ impl Maps {
     fn invalidate_all(&mut self) {
         self.buckets.clear();
         self.keys.clear();
+        self.owner_quotas.clear();
         self.ratelimits = None;
         self.epoch += 1;
     }
@@ -180,6 +188,19 @@ impl MetaCache {
         }
     }
 
+    pub(crate) fn owner_quotas(&self, uid: &str) -> Option<OwnerQuotas> {
+        let watched = self.watched.load(Ordering::Acquire);
+        get(&self.maps().owner_quotas, watched, self.unwatched_ttl, uid)
+    }
+
+    /// Fills a user's quotas, unless something was invalidated since `ticket`.
+    pub(crate) fn put_owner_quotas(&self, ticket: Ticket, uid: &str, q: OwnerQuotas) {
+        let mut maps = self.maps();
+        if maps.epoch == ticket.0 {
+            put(&mut maps.owner_quotas, uid, q);
+        }
+    }
+
     pub(crate) fn ratelimits(&self) -> Option<Arc<RateLimits>> {
         let watched = self.watched.load(Ordering::Acquire);
         self.maps()
@@ -217,11 +238,15 @@ impl MetaCache {
                 maps.keys.remove(key);
             }
             Some(Change::RateLimits) => maps.ratelimits = None,
+            Some(Change::User(uid)) => {
+                maps.owner_quotas.remove(uid);
+            }
             // the object cache's; nothing here is stale
             Some(Change::Object(_)) => return,
             None => {
                 maps.buckets.clear();
                 maps.keys.clear();
+                maps.owner_quotas.clear();
                 maps.ratelimits = None;
             }
         }
@@ -260,6 +285,7 @@ mod tests {
             cors: None,
             website: None,
             tags: Default::default(),
+            quota: Default::default(),
         }
     }
 
@@ -269,6 +295,7 @@ mod tests {
             Change::Bucket("b.1".into()),
             Change::Key("AK".into()),
             Change::RateLimits,
+            Change::User("alice".into()),
             Change::Object("id/k\u{e9}y/x".into()),
         ] {
             assert_eq!(Change::decode(&c.encode()), Some(c));

@@ -45,6 +45,9 @@ pub enum GatewayError {
     /// The body is larger than allowed.
     #[error("your proposed upload exceeds the maximum allowed size")]
     EntityTooLarge,
+    /// The write would pass a user's or bucket's quota.
+    #[error("the quota of the bucket or of its owner would be exceeded")]
+    QuotaExceeded,
     /// The body ended before its declared length.
     #[error("you did not provide the number of bytes specified by the Content-Length header")]
     IncompleteBody,

@@ -24,10 +24,12 @@ mod list;
 mod multipart;
 mod object_cache;
 mod objects;
+mod quota;
 mod ratelimit;
 mod tagging;
 #[cfg(test)]
 mod testutil;
+mod usage;
 mod users;
 mod website;
 mod write;
@@ -51,8 +53,10 @@ pub use objects::{
     BodyCheck, BodyStream, CachedObject, CopyMetadata, GetParams, GetResult, ObjectAcl, ObjectMeta,
     PutParams, PutResult, RangeSpec, Tail,
 };
+pub use quota::{Quota, QuotaTarget};
 pub use ratelimit::{Kind, Limit, LimitTarget, Limiter, RateLimits, Refusal, Scope};
 pub use tagging::{MAX_BUCKET_TAGS, MAX_OBJECT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, check_tags};
+pub use usage::{ShardCheck, Usage};
 pub use users::{AccessKey, User};
 pub use website::{
     MAX_ROUTING_RULES, Redirect, RedirectAll, RoutingRule, WebsiteConfig, WebsiteRedirect,
@@ -119,6 +123,11 @@ pub struct Gateway {
     cache: Arc<cache::MetaCache>,
     objects: Arc<object_cache::ObjectCache>,
     limiter: Arc<ratelimit::Limiter>,
+    /// Turns of this process's writers of one index shard.
+    shard_turns: Arc<usage::Turns>,
+    /// Turns of this process's writes under one quota (never taken inside
+    /// a shard's turn: the two never wait on each other).
+    quota_turns: Arc<usage::Turns>,
 }
 
 impl Gateway {
@@ -153,6 +162,8 @@ impl Gateway {
             cache: Arc::new(cache::MetaCache::new(ttl)),
             objects: Arc::new(objects),
             limiter: Arc::default(),
+            shard_turns: Arc::default(),
+            quota_turns: Arc::default(),
         }
     }
 
@@ -165,6 +176,8 @@ impl Gateway {
             cache: self.cache.clone(),
             objects: self.objects.clone(),
             limiter: self.limiter.clone(),
+            shard_turns: self.shard_turns.clone(),
+            quota_turns: self.quota_turns.clone(),
         }
     }
 

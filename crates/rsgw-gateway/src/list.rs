@@ -348,34 +348,6 @@ impl Gateway {
         }
         Ok(out)
     }
-
-    /// Number of objects and bytes in a bucket: every index shard read to
-    /// its end, one after the other, and summed.
-    pub async fn bucket_usage(&self, bucket: &str) -> GatewayResult<(u64, u64)> {
-        let info = self.bucket_info(bucket).await?;
-        let (mut objects, mut bytes) = (0, 0);
-        for shard in info.index_shards() {
-            let mut after = String::new();
-            loop {
-                let page = self
-                    .store
-                    .read(&shard, ReadOp::new().omap(after.clone(), "", 1000))
-                    .await?
-                    .omap
-                    .unwrap_or_default();
-                for (key, value) in &page.entries {
-                    let e: IndexEntry = serde_json::from_slice(value)?;
-                    objects += 1;
-                    bytes += e.size;
-                    after.clone_from(key);
-                }
-                if !page.more {
-                    break;
-                }
-            }
-        }
-        Ok((objects, bytes))
-    }
 }
 
 #[cfg(test)]
@@ -780,18 +752,45 @@ mod tests {
         }
     }
 
-    /// Bucket usage counts every index entry of every shard, past one omap
-    /// page.
+    /// A bucket check counts every index entry of every shard, past one
+    /// omap page; fixed, the counters say the same.
     #[tokio::test]
-    async fn usage_counts_the_whole_index() {
+    async fn check_counts_the_whole_index() {
         for shards in SHARD_COUNTS {
             let (f, _) = Fixture::with_bucket(with_shards(shards), "list").await;
+            // written past the counters, which still say empty
             write_index(&f, "list", (0..1500).map(|i| format!("k{i:05}"))).await;
+            let usage = |u: crate::Usage| (u.objects, u.bytes);
+            let sum = |checks: &[crate::ShardCheck]| {
+                checks.iter().fold((0, 0), |(o, b), c| {
+                    (o + c.counted.objects, b + c.counted.bytes)
+                })
+            };
+            let checks = f.gw.check_bucket("list", false).await.expect("check");
+            assert_eq!(checks.len(), shards as usize);
             // sizes are 0..1500
+            assert_eq!(sum(&checks), (1500, 1499 * 1500 / 2), "{shards} shards");
+            assert!(
+                checks
+                    .iter()
+                    .all(|c| !c.fixed && c.stored.is_some_and(|s| s.objects == 0))
+            );
             assert_eq!(
-                f.gw.bucket_usage("list").await.expect("usage"),
+                usage(f.gw.bucket_usage("list").await.expect("usage")),
+                (0, 0)
+            );
+            let fixed = f.gw.check_bucket("list", true).await.expect("fix");
+            assert!(fixed.iter().all(|c| c.fixed));
+            assert_eq!(
+                usage(f.gw.bucket_usage("list").await.expect("usage")),
                 (1500, 1499 * 1500 / 2),
                 "{shards} shards"
+            );
+            let again = f.gw.check_bucket("list", true).await.expect("check");
+            assert!(
+                again
+                    .iter()
+                    .all(|c| !c.fixed && c.stored == Some(c.counted))
             );
         }
     }
@@ -1094,7 +1093,13 @@ mod tests {
             .unwrap_or_default();
         let listed: Vec<&str> = page.entries.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(listed, ["a", "b/c"]);
-        assert_eq!(f.gw.bucket_usage("old").await.expect("usage"), (2, 4));
+        assert_eq!(
+            f.gw.bucket_usage("old")
+                .await
+                .map(|u| (u.objects, u.bytes))
+                .expect("usage"),
+            (2, 4)
+        );
         assert!(matches!(
             f.gw.delete_bucket(&owner(), "old").await,
             Err(GatewayError::BucketNotEmpty)

@@ -21,6 +21,7 @@ use crate::ids::{now_secs, unique_id};
 use crate::objects::{
     BodyCheck, BodyStream, GetParams, ObjectMeta, PutParams, PutResult, Tail, validate_key,
 };
+use crate::usage::Usage;
 use crate::write::{Declared, WriteTarget};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -256,6 +257,14 @@ impl Gateway {
                 stripe_size: self.opts.stripe_size,
             },
         };
+        let add = Usage {
+            objects: 0,
+            bytes: w.size,
+        };
+        if let Err(e) = self.quota_pass(&info, add, false).await {
+            self.abort_upload(&info.id, &w.tag, w.stripes).await?;
+            return Err(e);
+        }
         let upload_obj = layout::upload(upload_id);
         let previous = self
             .store
@@ -480,6 +489,11 @@ impl Gateway {
             if_none_match_any: checks.if_none_match_any,
             ..PutParams::default()
         };
+        let add = Usage {
+            objects: 1,
+            bytes: meta.size,
+        };
+        let _pass = self.quota_pass(&info, add, true).await?;
         let replaced = self
             .commit_head(&info.id, key, &conditions, Bytes::new(), &meta)
             .await?;

@@ -27,6 +27,7 @@ use crate::cache::Change;
 use crate::ids::now_secs;
 use crate::list::IndexEntry;
 use crate::object_cache::{Cached, Lookup, Ticket};
+use crate::usage::Usage;
 use crate::write::{Declared, WriteTarget};
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -514,10 +515,18 @@ impl Gateway {
             checksums: w.checksums,
             upload_id: String::new(),
         };
-        let replaced = match self
-            .commit_head(&info.id, key, &params, w.head, &meta)
-            .await
-        {
+        let add = Usage {
+            objects: 1,
+            bytes: meta.size,
+        };
+        let committed = match self.quota_pass(&info, add, true).await {
+            Ok(pass) => self
+                .commit_head(&info.id, key, &params, w.head, &meta)
+                .await
+                .map(|replaced| (pass, replaced)),
+            Err(e) => Err(e),
+        };
+        let (_pass, replaced) = match committed {
             Ok(r) => r,
             Err(e) => {
                 self.abort_upload(&info.id, &w.tag, w.stripes).await?;
@@ -548,16 +557,9 @@ impl Gateway {
         replaced: Option<&ObjectMeta>,
     ) -> GatewayResult<()> {
         let entry = Bytes::from(serde_json::to_vec(&IndexEntry::from_meta(meta))?);
-        match self
-            .store
-            .write(
-                &info.index_of(key),
-                WriteOp::new().assert_exists().omap_set([(key, entry)]),
-            )
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(StoreError::NotFound) => {
+        match self.index_update(info, key, Some(entry)).await {
+            Ok(()) => Ok(()),
+            Err(GatewayError::Store(StoreError::NotFound)) => {
                 match self
                     .store
                     .write(
@@ -585,7 +587,7 @@ impl Gateway {
                     .invalidate(Some(&Change::Bucket(info.name.clone())));
                 Err(GatewayError::NoSuchBucket)
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
         }
     }
 
@@ -943,13 +945,9 @@ impl Gateway {
     }
 
     async fn unindex(&self, info: &BucketInfo, key: &str) -> GatewayResult<()> {
-        match self
-            .store
-            .write(&info.index_of(key), WriteOp::new().omap_rm([key]))
-            .await
-        {
-            Ok(_) | Err(StoreError::NotFound) => Ok(()),
-            Err(e) => Err(e.into()),
+        match self.index_update(info, key, None).await {
+            Ok(()) | Err(GatewayError::Store(StoreError::NotFound)) => Ok(()),
+            Err(e) => Err(e),
         }
     }
 
@@ -2222,6 +2220,7 @@ mod tests {
             cors: None,
             website: None,
             tags: Default::default(),
+            quota: Default::default(),
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::Change;
 use crate::ids::{now_secs, random_bytes};
+use crate::quota::Quota;
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
 /// An S3 user, as `rsgw admin user info` prints it.
@@ -20,6 +21,12 @@ pub struct User {
     pub keys: Vec<AccessKey>,
     /// Creation time, seconds since the epoch.
     pub created: f64,
+    /// The user's quota over all their buckets.
+    #[serde(default)]
+    pub user_quota: Quota,
+    /// The quota of each of the user's buckets that has none of its own.
+    #[serde(default)]
+    pub bucket_quota: Quota,
 }
 
 /// One S3 key pair.
@@ -100,7 +107,7 @@ impl Gateway {
         }
     }
 
-    async fn save_user(&self, user: &User) -> GatewayResult<()> {
+    pub(crate) async fn save_user(&self, user: &User) -> GatewayResult<()> {
         let data = Bytes::from(serde_json::to_vec_pretty(user)?);
         self.store
             .write(
@@ -129,6 +136,8 @@ impl Gateway {
                 secret_key: secret.clone(),
             }],
             created: now_secs(),
+            user_quota: Quota::default(),
+            bucket_quota: Quota::default(),
         };
         let data = Bytes::from(serde_json::to_vec_pretty(&user)?);
         match self

@@ -204,6 +204,7 @@ mod tests {
             cors: rules,
             website: None,
             tags: Default::default(),
+            quota: Default::default(),
         }
     }
 

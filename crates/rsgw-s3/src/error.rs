@@ -30,6 +30,10 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
             );
         }
         G::PreconditionFailed => S3ErrorCode::PreconditionFailed,
+        // radosgw's answer (S3 has no quotas)
+        G::QuotaExceeded => {
+            return unlisted("QuotaExceeded", http::StatusCode::FORBIDDEN, &e);
+        }
         G::NotModified { etag, mtime } => {
             // AWS names the current version in a 304 (radosgw 16.2 does not)
             let mut err = S3Error::with_message(S3ErrorCode::NotModified, e.to_string());
@@ -163,6 +167,7 @@ mod tests {
             G::EntityTooLarge => "EntityTooLarge",
             G::IncompleteBody => "IncompleteBody",
             G::PreconditionFailed => "PreconditionFailed",
+            G::QuotaExceeded => "QuotaExceeded",
             G::NotModified { .. } => "NotModified",
             G::InvalidRange => "InvalidRange",
             G::InvalidPartNumber => "InvalidPartNumber",
@@ -204,7 +209,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 48;
+    const VARIANTS: usize = 49;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -324,6 +329,7 @@ mod tests {
                 400,
                 false,
             ),
+            (G::QuotaExceeded, "QuotaExceeded", 403, false),
             (
                 G::Body("connection reset".into()),
                 "IncompleteBody",

@@ -591,6 +591,7 @@ mod tests {
             cors: None,
             website: None,
             tags: Default::default(),
+            quota: Default::default(),
         }
     }
 

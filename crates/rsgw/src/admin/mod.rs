@@ -1,6 +1,7 @@
 //! `rsgw admin`: commands that work on the store directly, while a gateway
 //! may be running on the same store (as `radosgw-admin` does).
 
+mod quota;
 mod ratelimit;
 mod store_bench;
 mod users;
@@ -35,6 +36,11 @@ pub enum AdminCommand {
     /// instance applies a change to its next request.
     #[command(subcommand)]
     Ratelimit(ratelimit::RateLimitCommand),
+    /// User and bucket quotas (as radosgw-admin's quota): objects and
+    /// bytes at most; writes past one answer `403 QuotaExceeded`. Every
+    /// running instance applies a change to its next write.
+    #[command(subcommand)]
+    Quota(quota::QuotaCommand),
     /// Garbage collection of what interrupted or replaced writes left behind.
     #[command(subcommand)]
     Gc(users::GcCommand),
@@ -53,6 +59,7 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
         AdminCommand::Bucket(c) => users::run_bucket(&cfg, c),
         AdminCommand::Gc(c) => users::run_gc(&cfg, c),
         AdminCommand::Ratelimit(c) => ratelimit::run(&cfg, c),
+        AdminCommand::Quota(c) => quota::run(&cfg, c),
         AdminCommand::Objects { pool } => list_objects(&cfg, &pool),
     }
 }

@@ -17,6 +17,9 @@ pub enum UserCommand {
     Info(Uid),
     /// Remove a user that owns no buckets, with its keys.
     Rm(Uid),
+    /// Objects and bytes of all the user's buckets (from their index
+    /// counters: one read per index shard, not per object).
+    Stats(Uid),
 }
 
 /// `rsgw admin key ...`
@@ -41,11 +44,23 @@ pub enum BucketCommand {
         #[arg(long)]
         uid: Option<String>,
     },
-    /// Owner, creation time, object count and bytes of a bucket.
+    /// Owner, creation time, object count and bytes of a bucket (from its
+    /// index counters: one read per index shard, not per object).
     Stats {
         /// The bucket.
         #[arg(long)]
         bucket: String,
+    },
+    /// Count the entries of each index shard of a bucket and compare them
+    /// with its counters (radosgw-admin's bucket check); exits 1 when they
+    /// differ, unless fixed.
+    Check {
+        /// The bucket.
+        #[arg(long)]
+        bucket: String,
+        /// Set the counters that differ to the count.
+        #[arg(long)]
+        fix: bool,
     },
 }
 
@@ -138,6 +153,18 @@ pub fn run_user(cfg: &Config, c: UserCommand) -> Result<()> {
                 gw.remove_user(&u.uid).await?;
                 json!({ "removed": u.uid })
             }
+            UserCommand::Stats(u) => {
+                let user = gw.user_info(&u.uid).await?;
+                let usage = gw.user_usage(&u.uid).await?;
+                json!({
+                    "uid": user.user_id,
+                    "num_buckets": gw.user_buckets(&u.uid).await?.len(),
+                    "num_objects": usage.objects,
+                    "size_bytes": usage.bytes,
+                    "user_quota": user.user_quota,
+                    "bucket_quota": user.bucket_quota,
+                })
+            }
         })
     })
 }
@@ -165,7 +192,7 @@ pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
             BucketCommand::List { uid: None } => json!(gw.all_buckets().await?),
             BucketCommand::Stats { bucket } => {
                 let info = gw.bucket_info(&bucket).await?;
-                let (objects, bytes) = gw.bucket_usage(&bucket).await?;
+                let usage = gw.bucket_usage_of(&info).await?;
                 json!({
                     "bucket": info.name,
                     "id": info.id,
@@ -173,9 +200,28 @@ pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
                     "created": info.created,
                     "acl": info.acl.as_str(),
                     "num_shards": info.index_shards,
-                    "num_objects": objects,
-                    "size_bytes": bytes,
+                    "num_objects": usage.objects,
+                    "size_bytes": usage.bytes,
+                    "quota": info.quota,
                 })
+            }
+            BucketCommand::Check { bucket, fix } => {
+                let shards = gw.check_bucket(&bucket, fix).await?;
+                let drift = shards
+                    .iter()
+                    .filter(|s| !s.fixed && s.stored != Some(s.counted))
+                    .count();
+                let out = json!({
+                    "bucket": bucket,
+                    "shards_differing": drift,
+                    "shards_fixed": shards.iter().filter(|s| s.fixed).count(),
+                    "shards": shards,
+                });
+                if drift > 0 {
+                    println!("{}", serde_json::to_string_pretty(&out)?);
+                    return Err(format!("{drift} index shard(s) of '{bucket}' differ from their counters (--fix sets them)").into());
+                }
+                out
             }
         })
     })

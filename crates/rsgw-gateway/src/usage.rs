@@ -1,0 +1,443 @@
+//! A bucket's usage (objects and bytes), kept in its index.
+//!
+//! Each index shard carries its own counters in the xattr `rsgw.stats`
+//! (`<generation> <objects> <bytes>`), changed in the same atomic write
+//! that sets or removes an entry of that shard: a shard's counters are
+//! always the sum of its entries, whatever crashes or concurrent writers
+//! do, and a bucket's usage is a read of each shard's xattr (O(shards),
+//! not O(objects)), as radosgw keeps its stats in each index shard's
+//! header.
+//!
+//! Such a write is a read of the shard's counters and the key's entry,
+//! then a write guarded on the counters read (their generation grows with
+//! every write, so a guard never passes on equal-looking counters of
+//! another state). Writers of one shard in this process take turns (one
+//! round trip each instead of retries); writers in other processes meet at
+//! the guard and retry.
+//!
+//! A shard without the xattr (an index made before the counters existed)
+//! is *untracked*: writes leave it so, and its usage is counted from its
+//! entries until [`Gateway::check_bucket`] with `fix` gives it counters.
+
+use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
+use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
+use serde::Serialize;
+
+use crate::buckets::{BucketInfo, SHARD_CONCURRENCY};
+use crate::list::IndexEntry;
+use crate::{Gateway, GatewayError, GatewayResult};
+
+/// The xattr of an index shard holding its counters.
+pub(crate) const STATS_XATTR: &str = "rsgw.stats";
+
+/// Rounds of read and guarded write before an index update gives up
+/// (only writers in other processes make a round fail).
+const MAX_ROUNDS: usize = 64;
+
+/// Objects and bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Objects listed.
+    pub objects: u64,
+    /// Their bytes (object sizes, not rounded).
+    pub bytes: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, o: Usage) {
+        self.objects += o.objects;
+        self.bytes += o.bytes;
+    }
+}
+
+/// A shard's counters as stored: the usage and the generation that grows
+/// with each write of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counters {
+    generation: u64,
+    usage: Usage,
+}
+
+impl Counters {
+    /// The counters of a new, empty shard.
+    pub(crate) const NEW: Counters = Counters {
+        generation: 0,
+        usage: Usage {
+            objects: 0,
+            bytes: 0,
+        },
+    };
+
+    pub(crate) fn encode(self) -> Bytes {
+        Bytes::from(format!(
+            "{} {} {}",
+            self.generation, self.usage.objects, self.usage.bytes
+        ))
+    }
+
+    /// The counters in `raw`; `None` for an untracked shard (no xattr).
+    fn decode(raw: Option<&Bytes>) -> GatewayResult<Option<Counters>> {
+        let Some(raw) = raw.filter(|r| !r.is_empty()) else {
+            return Ok(None);
+        };
+        let bad = || GatewayError::Corrupt(format!("index counters {raw:?}"));
+        let text = std::str::from_utf8(raw).map_err(|_| bad())?;
+        let mut n = text.split(' ').map(str::parse::<u64>);
+        match (n.next(), n.next(), n.next(), n.next()) {
+            (Some(Ok(generation)), Some(Ok(objects)), Some(Ok(bytes)), None) => {
+                Ok(Some(Counters {
+                    generation,
+                    usage: Usage { objects, bytes },
+                }))
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// The counters after `old` (the entry's size before, if listed) is
+    /// replaced by `new` (after, if listed).
+    fn after(self, old: Option<u64>, new: Option<u64>) -> Counters {
+        let mut u = self.usage;
+        if let Some(size) = old {
+            u.objects = u.objects.saturating_sub(1);
+            u.bytes = u.bytes.saturating_sub(size);
+        }
+        if let Some(size) = new {
+            u.objects += 1;
+            u.bytes += size;
+        }
+        Counters {
+            generation: self.generation + 1,
+            usage: u,
+        }
+    }
+}
+
+/// One shard's counters against a count of its entries.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardCheck {
+    /// The shard's number.
+    pub shard: u32,
+    /// What its counters say (`None`: untracked).
+    pub stored: Option<Usage>,
+    /// What its entries add up to.
+    pub counted: Usage,
+    /// Whether the counters were rewritten to the count.
+    pub fixed: bool,
+}
+
+/// Turns taken by this process's writers of one thing (an index shard,
+/// a bucket under a quota): striped locks, keyed by name.
+pub(crate) struct Turns(Vec<tokio::sync::Mutex<()>>);
+
+impl Default for Turns {
+    fn default() -> Self {
+        Turns((0..256).map(|_| tokio::sync::Mutex::new(())).collect())
+    }
+}
+
+impl Turns {
+    /// The stripe of `name`.
+    pub(crate) fn stripe(&self, name: &str) -> usize {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let h = BuildHasherDefault::<DefaultHasher>::default().hash_one(name);
+        (h % self.0.len() as u64) as usize
+    }
+
+    /// The lock of a stripe.
+    pub(crate) fn at(&self, stripe: usize) -> &tokio::sync::Mutex<()> {
+        &self.0[stripe]
+    }
+}
+
+fn entry_size(value: &Bytes) -> GatewayResult<u64> {
+    Ok(serde_json::from_slice::<IndexEntry>(value)?.size)
+}
+
+impl Gateway {
+    /// Sets (`Some`) or removes (`None`) `key`'s entry in its index shard,
+    /// with the shard's counters, in one atomic write. Fails with the
+    /// store's `NotFound` when the shard is gone (the bucket deleted).
+    pub(crate) async fn index_update(
+        &self,
+        info: &BucketInfo,
+        key: &str,
+        entry: Option<Bytes>,
+    ) -> GatewayResult<()> {
+        let shard = info.index_of(key);
+        let new_size = entry.as_ref().map(entry_size).transpose()?;
+        let _turn = self
+            .shard_turns
+            .at(self.shard_turns.stripe(&shard.name))
+            .lock()
+            .await;
+        for _ in 0..MAX_ROUNDS {
+            let r = self
+                .store
+                .read(&shard, ReadOp::new().xattrs().omap_keys([key]))
+                .await?;
+            let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
+            let old = r.omap_keys.unwrap_or_default().remove(key);
+            if old.is_none() && entry.is_none() {
+                return Ok(());
+            }
+            let old_size = old.as_ref().map(entry_size).transpose()?;
+            let counters = Counters::decode(raw.as_ref())?;
+            let mut op = WriteOp::new().cmp_xattr(STATS_XATTR, CmpOp::Eq, raw.unwrap_or_default());
+            op = match &entry {
+                Some(e) => op.omap_set([(key, e.clone())]),
+                None => op.omap_rm([key]),
+            };
+            if let Some(c) = counters {
+                op = op.set_xattr(STATS_XATTR, c.after(old_size, new_size).encode());
+            }
+            match self.store.write(&shard, op).await {
+                Ok(_) => return Ok(()),
+                // another process changed the shard: read it again
+                Err(StoreError::GuardFailed(_)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(GatewayError::Store(StoreError::Timeout))
+    }
+
+    /// A bucket's usage: each shard's counters (an untracked shard's
+    /// entries counted), all shards at once.
+    pub async fn bucket_usage_of(&self, info: &BucketInfo) -> GatewayResult<Usage> {
+        let shards: Vec<Usage> = futures::stream::iter(info.index_shards())
+            .map(|shard| async move {
+                let r = self.store.read(&shard, ReadOp::new().xattrs()).await?;
+                let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
+                match Counters::decode(raw.as_ref())? {
+                    Some(c) => Ok(c.usage),
+                    None => self.count_shard(&shard).await,
+                }
+            })
+            .buffer_unordered(SHARD_CONCURRENCY)
+            .try_collect()
+            .await?;
+        let mut total = Usage::default();
+        for u in shards {
+            total += u;
+        }
+        Ok(total)
+    }
+
+    /// A bucket's usage, by name.
+    pub async fn bucket_usage(&self, bucket: &str) -> GatewayResult<Usage> {
+        let info = self.bucket_info(bucket).await?;
+        self.bucket_usage_of(&info).await
+    }
+
+    /// A user's usage: the sum of their buckets' (one read per shard of
+    /// each bucket, not one per object).
+    pub async fn user_usage(&self, uid: &str) -> GatewayResult<Usage> {
+        let mut total = Usage::default();
+        for name in self.user_buckets(uid).await? {
+            match self.bucket_info(&name).await {
+                Ok(info) => total += self.bucket_usage_of(&info).await?,
+                // deleted since it was listed
+                Err(GatewayError::NoSuchBucket) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(total)
+    }
+
+    /// Counts a shard's entries, reading it to its end.
+    async fn count_shard(&self, shard: &ObjectId) -> GatewayResult<Usage> {
+        let mut u = Usage::default();
+        let mut after = String::new();
+        loop {
+            let page = self
+                .store
+                .read(shard, ReadOp::new().omap(after.clone(), "", 1000))
+                .await?
+                .omap
+                .unwrap_or_default();
+            for (key, value) in &page.entries {
+                u.objects += 1;
+                u.bytes += entry_size(value)?;
+                after.clone_from(key);
+            }
+            if !page.more {
+                return Ok(u);
+            }
+        }
+    }
+
+    /// Counts every shard of a bucket and compares the counts with the
+    /// counters (radosgw-admin's `bucket check`). With `fix`, counters
+    /// that differ (or are missing) are set to the count, guarded on the
+    /// counters read before counting: a write to the shard meanwhile makes
+    /// the shard counted again. An untracked shard has no counters a
+    /// writer changes, so writes during its first fix may be missed; a
+    /// second check finds them.
+    pub async fn check_bucket(&self, bucket: &str, fix: bool) -> GatewayResult<Vec<ShardCheck>> {
+        let info = self.bucket_info_fresh(bucket).await?;
+        let mut out = Vec::new();
+        for (n, shard) in info.index_shards().into_iter().enumerate() {
+            out.push(self.check_shard(n as u32, &shard, fix).await?);
+        }
+        Ok(out)
+    }
+
+    async fn check_shard(&self, n: u32, shard: &ObjectId, fix: bool) -> GatewayResult<ShardCheck> {
+        for _ in 0..MAX_ROUNDS {
+            let r = self.store.read(shard, ReadOp::new().xattrs()).await?;
+            let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
+            let stored = Counters::decode(raw.as_ref())?;
+            let counted = self.count_shard(shard).await?;
+            let mut check = ShardCheck {
+                shard: n,
+                stored: stored.map(|c| c.usage),
+                counted,
+                fixed: false,
+            };
+            if !fix || check.stored == Some(counted) {
+                return Ok(check);
+            }
+            let set = Counters {
+                generation: stored.map_or(0, |c| c.generation) + 1,
+                usage: counted,
+            };
+            let op = WriteOp::new()
+                .cmp_xattr(STATS_XATTR, CmpOp::Eq, raw.unwrap_or_default())
+                .set_xattr(STATS_XATTR, set.encode());
+            match self.store.write(shard, op).await {
+                Ok(_) => {
+                    check.fixed = true;
+                    return Ok(check);
+                }
+                Err(StoreError::GuardFailed(_)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(GatewayError::Store(StoreError::Timeout))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{Fixture, body, owner, small_opts};
+    use crate::{GatewayOptions, PutParams};
+
+    #[test]
+    fn counters_round_trip_and_refuse_garbage() {
+        let c = Counters {
+            generation: 7,
+            usage: Usage {
+                objects: 3,
+                bytes: 1 << 40,
+            },
+        };
+        assert_eq!(Counters::decode(Some(&c.encode())).expect("ok"), Some(c));
+        assert_eq!(Counters::decode(None).expect("ok"), None);
+        assert_eq!(Counters::decode(Some(&Bytes::new())).expect("ok"), None);
+        for bad in ["1 2", "1 2 3 4", "a b c", "1 -2 3", " 1 2 3"] {
+            assert!(
+                Counters::decode(Some(&Bytes::from(bad))).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn counters_follow_entries() {
+        let c = Counters::NEW.after(None, Some(10));
+        assert_eq!(
+            c.usage,
+            Usage {
+                objects: 1,
+                bytes: 10
+            }
+        );
+        let c = c.after(Some(10), Some(4));
+        assert_eq!(
+            c.usage,
+            Usage {
+                objects: 1,
+                bytes: 4
+            }
+        );
+        let c = c.after(Some(4), None);
+        assert_eq!(c.usage, Usage::default());
+        assert_eq!(c.generation, 3);
+    }
+
+    /// Writers in two processes (each with several at once) put, overwrite
+    /// and delete keys of one bucket; the counters end equal to a count of
+    /// the index, for 1 shard (every write meets at one object) and 11.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn counters_match_a_count_under_concurrent_writers() {
+        for shards in [1, 11] {
+            let opts = GatewayOptions {
+                bucket_index_shards: shards,
+                ..small_opts()
+            };
+            let (f, _) = Fixture::with_bucket(opts, "bkt").await;
+            let gateways = [f.gw.clone(), f.other_process()];
+            let mut tasks = Vec::new();
+            for (p, gw) in gateways.into_iter().enumerate() {
+                for w in 0..8u64 {
+                    let gw = gw.clone();
+                    tasks.push(tokio::spawn(async move {
+                        for i in 0..30u64 {
+                            // 12 keys shared by everyone: overwrites and
+                            // deletes race across the processes
+                            let key = format!("k{}", (i * 7 + w + p as u64) % 12);
+                            if (i + w) % 4 == 3 {
+                                gw.delete_object(&owner(), "bkt", &key)
+                                    .await
+                                    .expect("delete");
+                            } else {
+                                let data = vec![b'x'; ((i * 5 + w) % 20) as usize];
+                                gw.put_object(
+                                    &owner(),
+                                    "bkt",
+                                    &key,
+                                    PutParams::default(),
+                                    body(&data, 3),
+                                )
+                                .await
+                                .expect("put");
+                            }
+                        }
+                    }));
+                }
+            }
+            for t in tasks {
+                t.await.expect("writer");
+            }
+            let checks = f.gw.check_bucket("bkt", false).await.expect("check");
+            for c in &checks {
+                assert_eq!(
+                    c.stored,
+                    Some(c.counted),
+                    "{shards} shards: shard {}",
+                    c.shard
+                );
+            }
+            let listed =
+                f.gw.list_objects(
+                    &owner(),
+                    "bkt",
+                    &crate::ListParams {
+                        max_keys: 1000,
+                        ..Default::default()
+                    },
+                    false,
+                )
+                .await
+                .expect("list");
+            let usage = f.gw.bucket_usage("bkt").await.expect("usage");
+            assert_eq!(usage.objects, listed.entries.len() as u64);
+            assert_eq!(
+                usage.bytes,
+                listed.entries.iter().map(|e| e.size).sum::<u64>()
+            );
+        }
+    }
+}

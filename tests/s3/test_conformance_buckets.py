@@ -771,9 +771,6 @@ SUBRESOURCES = {
     # subresource: (get, put and its arguments, delete or None)
     "versioning": ("get_bucket_versioning", "put_bucket_versioning",
                    dict(VersioningConfiguration={"Status": "Enabled"}), None),
-    "lifecycle": ("get_bucket_lifecycle_configuration", "put_bucket_lifecycle_configuration",
-                  dict(LifecycleConfiguration={"Rules": [{"ID": "r", "Filter": {"Prefix": "tmp/"}, "Status": "Enabled",
-                                                          "Expiration": {"Days": 1}}]}), "delete_bucket_lifecycle"),
     "encryption": ("get_bucket_encryption", "put_bucket_encryption",
                    dict(ServerSideEncryptionConfiguration={"Rules": [
                        {"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]}),
@@ -821,7 +818,6 @@ LISTED = OK  # radosgw answers the GET with a ListObjects listing
 # radosgw (Pacific)'s answers to GET, then PUT, of each subresource
 RADOSGW_SUBRESOURCES = {
     "versioning": (OK, OK),
-    "lifecycle": ((404, "NoSuchLifecycleConfiguration"), OK),
     "encryption": (LISTED, (400, "InvalidArgument")),  # the PUT is a CreateBucket with a bad body
     "logging": (OK, (405, "MethodNotAllowed")),
     "notification": (OK, (400, "MalformedXML")),
@@ -862,7 +858,8 @@ def test_unimplemented_bucket_subresources(t, bucket):
 # DeleteBucket; rsgw answers 405 where S3 has no such delete (the test below)
 NO_DELETE = ["versioning", "logging", "notification", "object-lock", "requestPayment", "accelerate"]
 # the subresources with a DELETE that rsgw implements: nothing set, nothing to delete
-IMPLEMENTED_DELETES = {"website": ((204, None), True), "tagging": ((204, None), True)}
+IMPLEMENTED_DELETES = {"website": ((204, None), True), "tagging": ((204, None), True),
+                       "lifecycle": ((204, None), True)}
 RADOSGW_DELETES = {
     # subresource: (status, code), whether the bucket is left
     "versioning": ((204, None), False), "logging": ((405, "MethodNotAllowed"), True),

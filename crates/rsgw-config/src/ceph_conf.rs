@@ -99,6 +99,15 @@ pub fn import_radosgw(
                 let n = int(&value).map_err(|m| bad("rgw_multi_obj_del_max_aio", m))?;
                 cfg.s3.multi_delete_concurrency = u32::try_from(n).unwrap_or(u32::MAX);
             }
+            "rgw_lc_debug_interval" => {
+                // 0 or less (radosgw's default is -1): real days
+                if !value.trim().starts_with('-') {
+                    let n = int(&value).map_err(|m| bad("rgw_lc_debug_interval", m))?;
+                    if n > 0 {
+                        cfg.s3.lc_day_s = n;
+                    }
+                }
+            }
             k if k.starts_with("rgw_") => {
                 out.ignored.push(format!("{k} = {value}"));
                 took = false;
@@ -305,6 +314,7 @@ rgw_zonegroup = eu
 rgw_max_chunk_size = 1M
 rgw_override_bucket_index_max_shards = 7
 rgw_multi_obj_del_max_aio = 32
+rgw_lc_debug_interval = 10
 rgw_enable_ops_log = true
 rgw_ops_log_file_path =
 "#;
@@ -330,6 +340,7 @@ rgw_ops_log_file_path =
         assert_eq!(cfg.s3.chunk_size, 1 << 20);
         assert_eq!(cfg.s3.bucket_index_shards, 7);
         assert_eq!(cfg.s3.multi_delete_concurrency, 32);
+        assert_eq!(cfg.s3.lc_day_s, 10);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
         assert_eq!(

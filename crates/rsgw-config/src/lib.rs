@@ -176,6 +176,18 @@ pub struct S3Config {
     /// and to `object_cache_bytes` (the cache holds objects whose data lies
     /// in their head). Default 262144.
     pub object_cache_max_object: u64,
+    /// Seconds between lifecycle passes of a running gateway (one instance
+    /// of the cluster runs each pass: it holds a lease). Default 3600.
+    pub lc_interval_s: u64,
+    /// Seconds in a lifecycle "day" (radosgw's `rgw_lc_debug_interval`):
+    /// 86400, or fewer to watch rules act in a test. Default 86400.
+    pub lc_day_s: u64,
+    /// Deletions and aborts a lifecycle pass makes per second at most; 0
+    /// for no limit. Default 100.
+    pub lc_max_ops_per_s: u32,
+    /// Seconds a lifecycle pass's lease lasts unless renewed (a pass that
+    /// died holds the worker up this long). At least 3. Default 60.
+    pub lc_lease_s: u64,
 }
 
 /// Most index shards a bucket may have (radosgw's
@@ -201,6 +213,10 @@ impl Default for S3Config {
             post_form_fields_max: 20 << 10,
             object_cache_bytes: 64 << 20,
             object_cache_max_object: 256 << 10,
+            lc_interval_s: 3600,
+            lc_day_s: 86_400,
+            lc_max_ops_per_s: 100,
+            lc_lease_s: 60,
         }
     }
 }
@@ -575,6 +591,23 @@ impl Config {
                     ),
                 });
             }
+        }
+        for (key, v) in [
+            ("s3.lc_interval_s", s3.lc_interval_s),
+            ("s3.lc_day_s", s3.lc_day_s),
+        ] {
+            if v == 0 {
+                return Err(ConfigError::Value {
+                    key,
+                    message: "must be above 0".into(),
+                });
+            }
+        }
+        if s3.lc_lease_s < 3 {
+            return Err(ConfigError::Value {
+                key: "s3.lc_lease_s",
+                message: "must be at least 3".into(),
+            });
         }
         if s3.gc_interval_s == 0 {
             return Err(ConfigError::Value {

@@ -12,6 +12,7 @@ use crate::authz::{Access, BucketPolicy, Requester, Target};
 use crate::cache::Change;
 use crate::cors::CorsRule;
 use crate::ids::{now_secs, unique_id};
+use crate::lifecycle::LifecycleRule;
 use crate::quota::Quota;
 use crate::website::WebsiteConfig;
 use crate::{Gateway, GatewayError, GatewayResult, layout, usage};
@@ -51,6 +52,9 @@ pub struct BucketInfo {
     /// enabled).
     #[serde(default, skip_serializing_if = "Quota::is_default")]
     pub quota: Quota,
+    /// Its lifecycle rules, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Vec<LifecycleRule>>,
 }
 
 fn one_shard() -> u32 {
@@ -176,6 +180,7 @@ impl Gateway {
             website: None,
             tags: Default::default(),
             quota: Quota::default(),
+            lifecycle: None,
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

@@ -286,6 +286,7 @@ mod tests {
             website: None,
             tags: Default::default(),
             quota: Default::default(),
+            lifecycle: None,
         }
     }
 

@@ -102,6 +102,9 @@ pub enum GatewayError {
     /// The bucket has no website configuration.
     #[error("the specified bucket does not have a website configuration")]
     NoSuchWebsiteConfiguration,
+    /// The bucket has no lifecycle configuration.
+    #[error("the lifecycle configuration does not exist")]
+    NoSuchLifecycleConfiguration,
     /// The bucket has no tags.
     #[error("the TagSet does not exist")]
     NoSuchTagSet,

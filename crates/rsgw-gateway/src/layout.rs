@@ -55,6 +55,16 @@ pub(crate) fn control() -> ObjectId {
     ObjectId::in_namespace(META, "control", "notify")
 }
 
+/// The lifecycle worker's lease, progress and last report.
+pub(crate) fn lc_state() -> ObjectId {
+    ObjectId::in_namespace(META, "lc", "state")
+}
+
+/// The buckets with lifecycle rules (omap keys: bucket names).
+pub(crate) fn lc_buckets() -> ObjectId {
+    ObjectId::in_namespace(META, "lc", "buckets")
+}
+
 pub(crate) fn gc_log() -> ObjectId {
     ObjectId::in_namespace(META, "gc", "log")
 }

@@ -20,6 +20,8 @@ mod error;
 mod gc;
 mod ids;
 mod layout;
+mod lc;
+mod lifecycle;
 mod list;
 mod multipart;
 mod object_cache;
@@ -46,6 +48,8 @@ pub use coherence::MetadataWatch;
 pub use cors::{CorsRule, MAX_CORS_RULES, matching_rule};
 pub use error::{GatewayError, GatewayResult};
 pub use gc::GcReport;
+pub use lc::{LcPass, LcReport, LcStatus};
+pub use lifecycle::{FilterForm, LifecycleRule, MAX_LIFECYCLE_RULES, MAX_RULE_ID, check_lifecycle};
 pub use list::{ListEntry, ListParams, ListResult};
 pub use multipart::{CompleteChecks, MAX_PART_NUMBER, PartInfo, UploadInfo, UploadList};
 pub use object_cache::ObjectCacheStats;
@@ -95,6 +99,15 @@ pub struct GatewayOptions {
     /// Largest object the object cache holds (at most `chunk_size`: the
     /// cache holds objects whose data lies in their head).
     pub object_cache_max_object: u64,
+    /// Seconds in a lifecycle "day" (86400; fewer only to watch rules act
+    /// in tests, as radosgw's `rgw_lc_debug_interval`).
+    pub lc_day_s: u64,
+    /// Deletions and aborts a lifecycle pass makes per second at most (0:
+    /// no limit).
+    pub lc_max_ops_per_s: u32,
+    /// How long a lifecycle pass's lease lasts unless renewed (a pass that
+    /// died holds it this long).
+    pub lc_lease: Duration,
 }
 
 impl Default for GatewayOptions {
@@ -111,6 +124,9 @@ impl Default for GatewayOptions {
             multi_delete_concurrency: 16,
             object_cache_bytes: 64 << 20,
             object_cache_max_object: 256 << 10,
+            lc_day_s: 86_400,
+            lc_max_ops_per_s: 100,
+            lc_lease: Duration::from_secs(60),
         }
     }
 }

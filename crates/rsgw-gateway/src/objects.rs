@@ -890,22 +890,47 @@ impl Gateway {
         bucket: &str,
         key: &str,
     ) -> GatewayResult<()> {
+        self.delete_object_if(rq, bucket, key, |_| true)
+            .await
+            .map(drop)
+    }
+
+    /// Deletes an object if `cond` holds of its current version (an absent
+    /// object is only unlisted); answers whether it deleted one. The head's
+    /// removal is guarded on the version `cond` approved: a version written
+    /// meanwhile is judged again, and one `cond` spares stays listed.
+    pub(crate) async fn delete_object_if(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        cond: impl Fn(&ObjectMeta) -> bool,
+    ) -> GatewayResult<bool> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         let head_id = layout::head(&info.id, key);
+        let mut unlisted = false;
         for _ in 0..64 {
             let Some((meta, marked)) = self.head_state(&head_id).await? else {
                 self.authorize(rq, Access::DeleteObject, &Target::key(&info, key))?;
                 self.unindex(&info, key).await?;
-                return Ok(());
+                return Ok(false);
             };
             self.authorize(
                 rq,
                 Access::DeleteObject,
                 &Target::object(&info, key, &meta.owner, meta.acl),
             )?;
+            if !cond(&meta) {
+                if unlisted {
+                    // the version that replaced the one unlisted below
+                    self.index_committed(&info, key, &meta, None).await?;
+                }
+                return Ok(false);
+            }
             // index first: an object listed is always readable
             self.unindex(&info, key).await?;
+            unlisted = true;
             match self
                 .store
                 .write(&head_id, marked.unchanged(&meta.tag).remove())
@@ -913,7 +938,8 @@ impl Gateway {
             {
                 Ok(_) => {
                     self.announce_write(&head_id, marked).await?;
-                    return self.retire(&info.id, key, &meta.tails).await;
+                    self.retire(&info.id, key, &meta.tails).await?;
+                    return Ok(true);
                 }
                 Err(StoreError::GuardFailed(_) | StoreError::NotFound) => continue,
                 Err(e) => return Err(e.into()),
@@ -2221,6 +2247,7 @@ mod tests {
             website: None,
             tags: Default::default(),
             quota: Default::default(),
+            lifecycle: None,
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

@@ -193,7 +193,7 @@ impl Gateway {
         let validate = |q: &Quota| {
             if q.max_size < -1 || q.max_objects < -1 {
                 return Err(GatewayError::InvalidArgument(
-                    "a quota's maximum is a count, or -1 for no limit".into(),
+                    "a quota's maximum is a number of objects or bytes, or -1 for no limit".into(),
                 ));
             }
             Ok(*q)

@@ -36,6 +36,9 @@ pub(crate) fn small_opts() -> GatewayOptions {
         multi_delete_concurrency: 4,
         object_cache_bytes: 1 << 20,
         object_cache_max_object: 8,
+        lc_day_s: 1,
+        lc_max_ops_per_s: 0,
+        lc_lease: Duration::from_secs(60),
     }
 }
 

@@ -205,6 +205,7 @@ mod tests {
             website: None,
             tags: Default::default(),
             quota: Default::default(),
+            lifecycle: None,
         }
     }
 

@@ -70,6 +70,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::NoSuchCorsConfiguration => S3ErrorCode::NoSuchCORSConfiguration,
         G::NoSuchWebsiteConfiguration => S3ErrorCode::NoSuchWebsiteConfiguration,
         G::NoSuchTagSet => S3ErrorCode::NoSuchTagSet,
+        G::NoSuchLifecycleConfiguration => S3ErrorCode::NoSuchLifecycleConfiguration,
         G::InvalidTag(_) => S3ErrorCode::InvalidTag,
         G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
         G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
@@ -183,6 +184,7 @@ mod tests {
             G::NoSuchCorsConfiguration => "NoSuchCorsConfiguration",
             G::NoSuchWebsiteConfiguration => "NoSuchWebsiteConfiguration",
             G::NoSuchTagSet => "NoSuchTagSet",
+            G::NoSuchLifecycleConfiguration => "NoSuchLifecycleConfiguration",
             G::InvalidTag(_) => "InvalidTag",
             G::NoSuchUser(_) => "NoSuchUser",
             G::UserExists(_) => "UserExists",
@@ -209,7 +211,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 49;
+    const VARIANTS: usize = 50;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -307,6 +309,12 @@ mod tests {
                 false,
             ),
             (G::NoSuchTagSet, "NoSuchTagSet", 404, false),
+            (
+                G::NoSuchLifecycleConfiguration,
+                "NoSuchLifecycleConfiguration",
+                404,
+                false,
+            ),
             // admin failures never reach S3 clients but still map to a 4xx
             (G::NoSuchUser("bob".into()), "InvalidArgument", 400, false),
             (G::UserExists("bob".into()), "InvalidArgument", 400, false),

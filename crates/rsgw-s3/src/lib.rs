@@ -14,6 +14,7 @@ mod dates;
 mod error;
 mod fast_get;
 mod frontend;
+mod lifecycle;
 mod object_cache;
 mod operation;
 mod ops;

@@ -86,6 +86,12 @@ operations! {
     PutBucketTagging,
     /// DELETE /bucket?tagging.
     DeleteBucketTagging,
+    /// GET /bucket?lifecycle.
+    GetBucketLifecycleConfiguration,
+    /// PUT /bucket?lifecycle.
+    PutBucketLifecycleConfiguration,
+    /// DELETE /bucket?lifecycle.
+    DeleteBucketLifecycle,
     /// GET /bucket.
     ListObjects,
     /// GET /bucket?list-type=2.
@@ -163,10 +169,7 @@ mod tests {
                 assert_eq!(S3Op::from_s3s(op.name()), *op);
             }
         }
-        assert_eq!(
-            S3Op::from_s3s("PutBucketLifecycleConfiguration"),
-            S3Op::Other
-        );
+        assert_eq!(S3Op::from_s3s("PutBucketReplication"), S3Op::Other);
         assert_eq!(S3Op::from_s3s("Other"), S3Op::Other);
     }
 

@@ -937,6 +937,53 @@ impl S3 for RsgwS3 {
         Ok(S3Response::new(DeleteBucketTaggingOutput::default()))
     }
 
+    async fn get_bucket_lifecycle_configuration(
+        &self,
+        req: S3Request<GetBucketLifecycleConfigurationInput>,
+    ) -> S3Result<S3Response<GetBucketLifecycleConfigurationOutput>> {
+        let rq = self.requester(&req).await?;
+        let rules = self
+            .gw
+            .get_bucket_lifecycle(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(crate::lifecycle::to_s3(rules)))
+    }
+
+    async fn put_bucket_lifecycle_configuration(
+        &self,
+        req: S3Request<PutBucketLifecycleConfigurationInput>,
+    ) -> S3Result<S3Response<PutBucketLifecycleConfigurationOutput>> {
+        let rq = self.requester(&req).await?;
+        let i = req.input;
+        let Some(cfg) = i.lifecycle_configuration else {
+            return Err(s3_error!(
+                MalformedXML,
+                "no LifecycleConfiguration in the body"
+            ));
+        };
+        let rules = crate::lifecycle::from_s3(cfg)?;
+        self.gw
+            .put_bucket_lifecycle(&rq, &i.bucket, rules)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(
+            PutBucketLifecycleConfigurationOutput::default(),
+        ))
+    }
+
+    async fn delete_bucket_lifecycle(
+        &self,
+        req: S3Request<DeleteBucketLifecycleInput>,
+    ) -> S3Result<S3Response<DeleteBucketLifecycleOutput>> {
+        let rq = self.requester(&req).await?;
+        self.gw
+            .delete_bucket_lifecycle(&rq, &req.input.bucket)
+            .await
+            .map_err(to_s3)?;
+        Ok(S3Response::new(DeleteBucketLifecycleOutput::default()))
+    }
+
     async fn put_bucket_policy(
         &self,
         req: S3Request<PutBucketPolicyInput>,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use rsgw_config::{Config, PoolMode};
-use rsgw_gateway::Gateway;
+use rsgw_gateway::{Gateway, LcPass};
 use rsgw_store::adapters::BlockingCalls;
 
 use crate::instances;
@@ -99,6 +99,7 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
             tracing::warn!(%error, "rate limits unreadable at start; read by the first request");
         }
         tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
+        tokio::spawn(lc_loop(gw.clone(), Duration::from_secs(c.s3.lc_interval_s)));
         let handler_gw = match mode {
             PoolMode::Async => gw,
             PoolMode::Blocking => gw.with_store(Arc::new(BlockingCalls(gw.store().clone()))),
@@ -114,6 +115,23 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
     })?;
     drop(watch.lock().unwrap_or_else(PoisonError::into_inner).take());
     Ok(())
+}
+
+/// Runs a lifecycle pass every `every`, when no other instance runs one.
+async fn lc_loop(gw: Gateway, every: Duration) {
+    let holder = crate::admin::worker_name("serve");
+    let mut tick = tokio::time::interval(every);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        match gw.lifecycle_pass(&holder).await {
+            Ok(LcPass::Ran(r)) if r.expired + r.uploads_aborted + r.errors > 0 || !r.complete => {
+                tracing::info!(?r, "lifecycle pass");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "lifecycle pass failed"),
+        }
+    }
 }
 
 async fn gc_loop(gw: Gateway, every: Duration) {

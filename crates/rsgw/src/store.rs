@@ -77,6 +77,9 @@ pub async fn open_gateway(
             multi_delete_concurrency: cfg.s3.multi_delete_concurrency as usize,
             object_cache_bytes: cfg.s3.object_cache_bytes,
             object_cache_max_object: cfg.s3.object_cache_max_object,
+            lc_day_s: cfg.s3.lc_day_s,
+            lc_max_ops_per_s: cfg.s3.lc_max_ops_per_s,
+            lc_lease: Duration::from_secs(cfg.s3.lc_lease_s),
         },
     );
     gw.init().await?;

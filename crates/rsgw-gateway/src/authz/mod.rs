@@ -135,6 +135,8 @@ actions! {
     DeleteBucketWebsite = "s3:DeleteBucketWebsite", false;
     GetBucketTagging = "s3:GetBucketTagging", false;
     PutBucketTagging = "s3:PutBucketTagging", false;
+    GetLifecycleConfiguration = "s3:GetLifecycleConfiguration", false;
+    PutLifecycleConfiguration = "s3:PutLifecycleConfiguration", false;
     GetObject = "s3:GetObject", true;
     PutObject = "s3:PutObject", true;
     DeleteObject = "s3:DeleteObject", true;
@@ -295,6 +297,11 @@ pub(crate) enum Access {
     GetBucketTagging,
     /// PutBucketTagging, DeleteBucketTagging (one IAM action, as AWS has).
     PutBucketTagging,
+    /// GetBucketLifecycleConfiguration.
+    GetLifecycle,
+    /// PutBucketLifecycleConfiguration, DeleteBucketLifecycle (one IAM
+    /// action, as AWS has).
+    PutLifecycle,
     /// GetObject, HeadObject, a copy's source.
     GetObject,
     /// PutObject, a copy's destination, CreateMultipartUpload.
@@ -365,6 +372,8 @@ impl Access {
             Access::DeleteBucketWebsite => (Action::DeleteBucketWebsite, BucketOwner),
             Access::GetBucketTagging => (Action::GetBucketTagging, BucketOwner),
             Access::PutBucketTagging => (Action::PutBucketTagging, BucketOwner),
+            Access::GetLifecycle => (Action::GetLifecycleConfiguration, BucketOwner),
+            Access::PutLifecycle => (Action::PutLifecycleConfiguration, BucketOwner),
             Access::GetObject => (Action::GetObject, ObjectRead),
             Access::PutObject => (Action::PutObject, BucketWrite),
             Access::WritePart => (Action::PutObject, UploadOwner),
@@ -592,6 +601,7 @@ mod tests {
             website: None,
             tags: Default::default(),
             quota: Default::default(),
+            lifecycle: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! `rsgw admin`: commands that work on the store directly, while a gateway
 //! may be running on the same store (as `radosgw-admin` does).
 
+mod lc;
 mod quota;
 mod ratelimit;
 mod store_bench;
@@ -41,6 +42,10 @@ pub enum AdminCommand {
     /// running instance applies a change to its next write.
     #[command(subcommand)]
     Quota(quota::QuotaCommand),
+    /// Lifecycle passes (radosgw-admin's lc process, lc list): run one
+    /// now, or see the worker's state and last report.
+    #[command(subcommand)]
+    Lc(lc::LcCommand),
     /// Garbage collection of what interrupted or replaced writes left behind.
     #[command(subcommand)]
     Gc(users::GcCommand),
@@ -60,8 +65,15 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
         AdminCommand::Gc(c) => users::run_gc(&cfg, c),
         AdminCommand::Ratelimit(c) => ratelimit::run(&cfg, c),
         AdminCommand::Quota(c) => quota::run(&cfg, c),
+        AdminCommand::Lc(c) => lc::run(&cfg, c),
         AdminCommand::Objects { pool } => list_objects(&cfg, &pool),
     }
+}
+
+/// A name for a lifecycle worker of this process: `<role>@<host>:<pid>`.
+pub(crate) fn worker_name(role: &str) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    format!("{role}@{}:{}", host.trim(), std::process::id())
 }
 
 fn list_objects(cfg: &Config, pool: &str) -> Result<(), Box<dyn std::error::Error>> {

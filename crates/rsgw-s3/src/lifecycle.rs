@@ -1,0 +1,226 @@
+//! Bucket lifecycle in S3's terms: the `LifecycleConfiguration` document of
+//! Put/GetBucketLifecycleConfiguration to and from the gateway's rules.
+//! What rsgw does not apply (transitions, noncurrent versions, expired
+//! delete markers, size filters) is refused with `501 NotImplemented`,
+//! never stored and ignored.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use rsgw_gateway::{FilterForm, LifecycleRule as GwRule};
+use s3s::dto::{
+    AbortIncompleteMultipartUpload, BucketLifecycleConfiguration, ExpirationStatus,
+    GetBucketLifecycleConfigurationOutput, LifecycleExpiration, LifecycleRule,
+    LifecycleRuleAndOperator, LifecycleRuleFilter, Tag, Timestamp,
+};
+use s3s::{S3Result, s3_error};
+
+fn days(field: &str, v: Option<i32>) -> S3Result<Option<u32>> {
+    v.map(|d| {
+        u32::try_from(d)
+            .map_err(|_| s3_error!(InvalidArgument, "'{field}' must be a positive integer"))
+    })
+    .transpose()
+}
+
+fn tags(set: Vec<Tag>) -> BTreeMap<String, String> {
+    set.into_iter()
+        .map(|t| (t.key.unwrap_or_default(), t.value.unwrap_or_default()))
+        .collect()
+}
+
+fn tag_set(tags: &BTreeMap<String, String>) -> Vec<Tag> {
+    tags.iter()
+        .map(|(k, v)| Tag {
+            key: Some(k.clone()),
+            value: Some(v.clone()),
+        })
+        .collect()
+}
+
+/// The filter's form, prefix and tags.
+fn filter(r: &mut LifecycleRule) -> S3Result<(FilterForm, String, BTreeMap<String, String>)> {
+    match (r.prefix.take(), r.filter.take()) {
+        (Some(_), Some(_)) => Err(s3_error!(
+            MalformedXML,
+            "a rule gives a Prefix or a Filter, not both"
+        )),
+        (Some(p), None) => Ok((FilterForm::RulePrefix, p, BTreeMap::new())),
+        (None, None) => Ok((FilterForm::Prefix, String::new(), BTreeMap::new())),
+        (None, Some(f)) => {
+            if f.object_size_greater_than.is_some() || f.object_size_less_than.is_some() {
+                return Err(s3_error!(
+                    NotImplemented,
+                    "lifecycle filters by object size are not supported"
+                ));
+            }
+            match (f.prefix, f.tag, f.and) {
+                (p, None, None) => Ok((FilterForm::Prefix, p.unwrap_or_default(), BTreeMap::new())),
+                (None, Some(t), None) => Ok((FilterForm::Tag, String::new(), tags(vec![t]))),
+                (None, None, Some(a)) => and(a),
+                _ => Err(s3_error!(
+                    MalformedXML,
+                    "a Filter holds one of Prefix, Tag and And"
+                )),
+            }
+        }
+    }
+}
+
+fn and(a: LifecycleRuleAndOperator) -> S3Result<(FilterForm, String, BTreeMap<String, String>)> {
+    if a.object_size_greater_than.is_some() || a.object_size_less_than.is_some() {
+        return Err(s3_error!(
+            NotImplemented,
+            "lifecycle filters by object size are not supported"
+        ));
+    }
+    Ok((
+        FilterForm::And,
+        a.prefix.unwrap_or_default(),
+        tags(a.tags.unwrap_or_default()),
+    ))
+}
+
+/// The gateway's rules from S3's document (checked further by the
+/// gateway).
+pub(crate) fn from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
+    let mut out = Vec::with_capacity(c.rules.len());
+    for mut r in c.rules {
+        if r.transitions.as_ref().is_some_and(|t| !t.is_empty())
+            || r.noncurrent_version_transitions
+                .as_ref()
+                .is_some_and(|t| !t.is_empty())
+        {
+            return Err(s3_error!(
+                NotImplemented,
+                "lifecycle transitions are not supported (rsgw has one storage class)"
+            ));
+        }
+        if r.noncurrent_version_expiration.is_some() {
+            return Err(s3_error!(
+                NotImplemented,
+                "NoncurrentVersionExpiration is not supported (rsgw keeps no versions)"
+            ));
+        }
+        let enabled = match r.status.as_str() {
+            ExpirationStatus::ENABLED => true,
+            ExpirationStatus::DISABLED => false,
+            other => {
+                return Err(s3_error!(
+                    MalformedXML,
+                    "Status is Enabled or Disabled, not {other:?}"
+                ));
+            }
+        };
+        let (form, prefix, tags) = filter(&mut r)?;
+        let (mut expiration_days, mut expiration_date) = (None, None);
+        if let Some(e) = r.expiration {
+            if e.expired_object_delete_marker.is_some() {
+                return Err(s3_error!(
+                    NotImplemented,
+                    "ExpiredObjectDeleteMarker is not supported (rsgw keeps no versions)"
+                ));
+            }
+            expiration_days = days("Days", e.days)?;
+            expiration_date = e.date.map(|d| {
+                let t = SystemTime::from(time::OffsetDateTime::from(d));
+                match t.duration_since(SystemTime::UNIX_EPOCH) {
+                    Ok(d) => d.as_secs() as i64,
+                    Err(e) => -(e.duration().as_secs() as i64),
+                }
+            });
+        }
+        let abort_incomplete_days = match r.abort_incomplete_multipart_upload {
+            Some(a) => days("DaysAfterInitiation", a.days_after_initiation)?,
+            None => None,
+        };
+        out.push(GwRule {
+            id: r.id.unwrap_or_default(),
+            enabled,
+            form,
+            prefix,
+            tags,
+            expiration_days,
+            expiration_date,
+            abort_incomplete_days,
+        });
+    }
+    Ok(out)
+}
+
+fn days_out(d: u32) -> i32 {
+    i32::try_from(d).unwrap_or(i32::MAX)
+}
+
+/// S3's document of the gateway's rules.
+pub(crate) fn to_s3(rules: Vec<GwRule>) -> GetBucketLifecycleConfigurationOutput {
+    let rules = rules
+        .into_iter()
+        .map(|r| {
+            let (prefix, filter) = match r.form {
+                FilterForm::RulePrefix => (Some(r.prefix.clone()), None),
+                FilterForm::Prefix => (
+                    None,
+                    Some(LifecycleRuleFilter {
+                        prefix: Some(r.prefix.clone()),
+                        ..Default::default()
+                    }),
+                ),
+                FilterForm::Tag => (
+                    None,
+                    Some(LifecycleRuleFilter {
+                        tag: tag_set(&r.tags).into_iter().next(),
+                        ..Default::default()
+                    }),
+                ),
+                FilterForm::And => (
+                    None,
+                    Some(LifecycleRuleFilter {
+                        and: Some(LifecycleRuleAndOperator {
+                            prefix: Some(r.prefix.clone()),
+                            tags: Some(tag_set(&r.tags)),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                ),
+            };
+            let expiration =
+                (r.expiration_days.is_some() || r.expiration_date.is_some()).then(|| {
+                    LifecycleExpiration {
+                        days: r.expiration_days.map(days_out),
+                        date: r.expiration_date.map(|s| {
+                            Timestamp::from(
+                                SystemTime::UNIX_EPOCH
+                                    + std::time::Duration::from_secs(s.max(0).unsigned_abs()),
+                            )
+                        }),
+                        expired_object_delete_marker: None,
+                    }
+                });
+            LifecycleRule {
+                abort_incomplete_multipart_upload: r.abort_incomplete_days.map(|d| {
+                    AbortIncompleteMultipartUpload {
+                        days_after_initiation: Some(days_out(d)),
+                    }
+                }),
+                expiration,
+                filter,
+                id: Some(r.id),
+                noncurrent_version_expiration: None,
+                noncurrent_version_transitions: None,
+                prefix,
+                status: ExpirationStatus::from_static(if r.enabled {
+                    ExpirationStatus::ENABLED
+                } else {
+                    ExpirationStatus::DISABLED
+                }),
+                transitions: None,
+            }
+        })
+        .collect();
+    GetBucketLifecycleConfigurationOutput {
+        rules: Some(rules),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,99 @@
+"""Bucket lifecycle with boto3's lifecycle API, answered as radosgw answers
+it: the configuration round-trips, bad ones are refused with the same
+codes, and a lifecycle pass (`rsgw admin lc run`, `radosgw-admin lc
+process`, both with days of a few seconds) expires the same objects and
+aborts the same uploads on every target."""
+import datetime
+import os
+import subprocess
+import time
+
+import pytest
+
+from helpers import error_of
+from targets import configs
+
+DAY_S = 2
+
+
+def lc_run(t):
+    """One lifecycle pass on the target's store, a day lasting DAY_S."""
+    if t.is_radosgw:
+        cmd = ["radosgw-admin", "lc", "process", f"--rgw_lc_debug_interval={DAY_S}"]
+        env = None
+    else:
+        cmd = [os.environ.get("RSGW_BIN", "rsgw"), "admin", "-c", configs()[t.name], "lc", "run"]
+        env = {**os.environ, "RSGW_S3_LC_DAY_S": str(DAY_S)}
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, f"{' '.join(cmd)}: {r.stderr}"
+
+
+def put_rules(c, bucket, rules):
+    c.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration={"Rules": rules})
+
+
+RULES = [
+    {"ID": "logs", "Status": "Enabled", "Filter": {"Prefix": "logs/"}, "Expiration": {"Days": 1}},
+    {"ID": "tagged", "Status": "Enabled",
+     "Filter": {"And": {"Prefix": "t/", "Tags": [{"Key": "a", "Value": "1"}, {"Key": "b", "Value": "2"}]}},
+     "Expiration": {"Days": 1}},
+    {"ID": "later", "Status": "Disabled", "Filter": {"Tag": {"Key": "x", "Value": "y"}},
+     "Expiration": {"Date": datetime.datetime(2040, 1, 1, tzinfo=datetime.timezone.utc)}},
+    {"ID": "uploads", "Status": "Enabled", "Filter": {"Prefix": "mp/"},
+     "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}},
+]
+
+
+def test_configuration_round_trips(t, bucket):
+    c = t.alice
+    code, status, _ = error_of(c.get_bucket_lifecycle_configuration, Bucket=bucket)
+    assert (code, status) == ("NoSuchLifecycleConfiguration", 404)
+    put_rules(c, bucket, RULES)
+    got = c.get_bucket_lifecycle_configuration(Bucket=bucket)["Rules"]
+    assert got == RULES
+    c.delete_bucket_lifecycle(Bucket=bucket)
+    code, status, _ = error_of(c.get_bucket_lifecycle_configuration, Bucket=bucket)
+    assert (code, status) == ("NoSuchLifecycleConfiguration", 404)
+    c.delete_bucket_lifecycle(Bucket=bucket)
+
+
+@pytest.mark.parametrize("rule, expected", [
+    ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": ""}, "Expiration": {"Days": 0}},
+     ("InvalidArgument", 400)),
+    ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": ""},
+      "Expiration": {"Date": datetime.datetime(2040, 1, 1, 5, tzinfo=datetime.timezone.utc)}},
+     ("InvalidArgument", 400)),
+    ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": "a"}}, ("InvalidRequest", 400)),
+    ({"ID": "x" * 256, "Status": "Enabled", "Filter": {"Prefix": "a"}, "Expiration": {"Days": 1}},
+     ("InvalidArgument", 400)),
+])
+def test_bad_rules_are_refused(t, bucket, rule, expected):
+    code, status, _ = error_of(put_rules, t.alice, bucket, [rule])
+    assert (code, status) == expected
+    code, _, _ = error_of(t.alice.get_bucket_lifecycle_configuration, Bucket=bucket)
+    assert code == "NoSuchLifecycleConfiguration"
+
+
+def test_rule_ids_are_unique(t, bucket):
+    rule = {"ID": "r", "Status": "Enabled", "Filter": {"Prefix": "a"}, "Expiration": {"Days": 1}}
+    code, status, _ = error_of(put_rules, t.alice, bucket, [rule, {**rule, "Filter": {"Prefix": "b"}}])
+    assert (code, status) == ("InvalidArgument", 400)
+
+
+def test_a_pass_expires_the_objects_and_uploads_the_rules_name(t, bucket):
+    c = t.alice
+    for k in ("logs/a", "logs/b", "keep/c", "logsx", "t/one"):
+        c.put_object(Bucket=bucket, Key=k, Body=b"data")
+    c.put_object(Bucket=bucket, Key="t/both", Body=b"data", Tagging="a=1&b=2")
+    c.put_object(Bucket=bucket, Key="t/wrong", Body=b"data", Tagging="a=1&b=3")
+    kept_upload = c.create_multipart_upload(Bucket=bucket, Key="other/big")["UploadId"]
+    c.create_multipart_upload(Bucket=bucket, Key="mp/big")
+    put_rules(c, bucket, RULES)
+    # a day (and one more second) later: every rule is due
+    time.sleep(DAY_S + 1)
+    lc_run(t)
+    keys = sorted(o["Key"] for o in c.list_objects_v2(Bucket=bucket).get("Contents", []))
+    assert keys == ["keep/c", "logsx", "t/one", "t/wrong"]
+    uploads = c.list_multipart_uploads(Bucket=bucket).get("Uploads", [])
+    assert [(u["Key"], u["UploadId"]) for u in uploads] == [("other/big", kept_upload)]
+    c.abort_multipart_upload(Bucket=bucket, Key="other/big", UploadId=kept_upload)

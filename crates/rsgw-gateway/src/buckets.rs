@@ -287,25 +287,27 @@ impl Gateway {
 
     /// Names of the buckets a user owns, in name order.
     pub async fn user_buckets(&self, uid: &str) -> GatewayResult<Vec<String>> {
-        let mut names = Vec::new();
+        self.omap_keys(&layout::user(uid)).await
+    }
+
+    /// Every omap key of `obj`, in order (none for an absent object).
+    pub(crate) async fn omap_keys(&self, obj: &ObjectId) -> GatewayResult<Vec<String>> {
+        let mut keys = Vec::new();
         let mut after = String::new();
         loop {
             let page = match self
                 .store
-                .read(
-                    &layout::user(uid),
-                    ReadOp::new().omap(after.clone(), "", 1000),
-                )
+                .read(obj, ReadOp::new().omap(after.clone(), "", 1000))
                 .await
             {
-                Err(StoreError::NotFound) => return Ok(names),
+                Err(StoreError::NotFound) => return Ok(keys),
                 r => r?.omap.unwrap_or_default(),
             };
-            names.extend(page.entries.into_iter().map(|(k, _)| k));
+            keys.extend(page.entries.into_iter().map(|(k, _)| k));
             if !page.more {
-                return Ok(names);
+                return Ok(keys);
             }
-            after = names.last().cloned().unwrap_or_default();
+            after = keys.last().cloned().unwrap_or_default();
         }
     }
 

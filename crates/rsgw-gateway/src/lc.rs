@@ -7,7 +7,8 @@
 //!   taken and renewed by writes guarded on the value read (the same on
 //!   both backends, between processes too). A pass that finds the lease
 //!   held and unexpired does nothing; one whose renewal fails (another
-//!   took the lease after it expired) stops.
+//!   took the lease after it expired) stops. Why a lease and not a RADOS
+//!   lock: docs/decisions/0009-lifecycle-worker.md.
 //! - **Which buckets**: those PutBucketLifecycleConfiguration listed in
 //!   `meta/lc/buckets` (omap keys, before it saves the rules), as radosgw
 //!   lists them in its lc shards: a pass reads no other bucket. A bucket
@@ -450,7 +451,7 @@ impl Gateway {
 mod tests {
     use super::*;
     use crate::lifecycle::FilterForm;
-    use crate::testutil::{Fixture, body, owner, small_opts};
+    use crate::testutil::{Fixture, body, listed, owner, small_opts};
     use crate::{GatewayOptions, PutParams};
 
     fn rule(id: &str, prefix: &str, tags: &[(&str, &str)]) -> LifecycleRule {
@@ -483,15 +484,11 @@ mod tests {
     }
 
     async fn keys(gw: &Gateway, bucket: &str) -> Vec<String> {
-        let p = ListParams {
-            max_keys: 1000,
-            ..ListParams::default()
-        };
-        let r = gw
-            .list_objects(&owner(), bucket, &p, false)
+        listed(gw, bucket)
             .await
-            .expect("list");
-        r.entries.into_iter().map(|e| e.key).collect()
+            .into_iter()
+            .map(|e| e.key)
+            .collect()
     }
 
     fn ran(p: LcPass) -> LcReport {

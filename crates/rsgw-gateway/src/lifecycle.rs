@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use rsgw_store::{ReadOp, StoreError, WriteOp};
+use rsgw_store::{StoreError, WriteOp};
 use serde::{Deserialize, Serialize};
 
 use crate::authz::{Access, Requester, Target};
@@ -189,22 +189,7 @@ impl Gateway {
 
     /// The buckets listed as having lifecycle rules, in name order.
     pub(crate) async fn lifecycle_buckets(&self) -> GatewayResult<Vec<String>> {
-        let mut names = Vec::new();
-        loop {
-            let after = names.last().cloned().unwrap_or_default();
-            let page = match self
-                .store
-                .read(&layout::lc_buckets(), ReadOp::new().omap(after, "", 1000))
-                .await
-            {
-                Err(StoreError::NotFound) => return Ok(names),
-                r => r?.omap.unwrap_or_default(),
-            };
-            names.extend(page.entries.into_iter().map(|(k, _)| k));
-            if !page.more {
-                return Ok(names);
-            }
-        }
+        self.omap_keys(&layout::lc_buckets()).await
     }
 
     /// Takes a deleted bucket off the worker's list.

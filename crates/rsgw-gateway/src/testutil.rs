@@ -149,6 +149,18 @@ pub(crate) fn body(data: &[u8], piece: usize) -> BodyStream {
     Box::pin(futures::stream::iter(pieces))
 }
 
+/// The first 1000 entries of a bucket's listing, as the owner lists it.
+pub(crate) async fn listed(gw: &Gateway, bucket: &str) -> Vec<crate::ListEntry> {
+    let p = crate::ListParams {
+        max_keys: 1000,
+        ..Default::default()
+    };
+    gw.list_objects(&owner(), bucket, &p, false)
+        .await
+        .expect("list")
+        .entries
+}
+
 /// Everything a body yields.
 pub(crate) async fn collect(mut body: BodyStream) -> GatewayResult<Vec<u8>> {
     let mut out = Vec::new();

@@ -321,7 +321,7 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{Fixture, body, owner, small_opts};
+    use crate::testutil::{Fixture, body, listed, owner, small_opts};
     use crate::{GatewayOptions, PutParams};
 
     #[test]
@@ -420,24 +420,10 @@ mod tests {
                     c.shard
                 );
             }
-            let listed =
-                f.gw.list_objects(
-                    &owner(),
-                    "bkt",
-                    &crate::ListParams {
-                        max_keys: 1000,
-                        ..Default::default()
-                    },
-                    false,
-                )
-                .await
-                .expect("list");
+            let listed = listed(&f.gw, "bkt").await;
             let usage = f.gw.bucket_usage("bkt").await.expect("usage");
-            assert_eq!(usage.objects, listed.entries.len() as u64);
-            assert_eq!(
-                usage.bytes,
-                listed.entries.iter().map(|e| e.size).sum::<u64>()
-            );
+            assert_eq!(usage.objects, listed.len() as u64);
+            assert_eq!(usage.bytes, listed.iter().map(|e| e.size).sum::<u64>());
         }
     }
 }

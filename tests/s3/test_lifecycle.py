@@ -50,26 +50,33 @@ def test_configuration_round_trips(t, bucket):
     assert (code, status) == ("NoSuchLifecycleConfiguration", 404)
     put_rules(c, bucket, RULES)
     got = c.get_bucket_lifecycle_configuration(Bucket=bucket)["Rules"]
-    assert got == RULES
+    if t.is_radosgw:
+        # radosgw answers the rules by ID (AWS and rsgw in the order given),
+        # and an And's prefix beside the And instead of in it
+        tagged = {**RULES[1], "Filter": {"Prefix": "t/", "And": {"Tags": RULES[1]["Filter"]["And"]["Tags"]}}}
+        assert got == sorted([RULES[0], tagged, *RULES[2:]], key=lambda r: r["ID"])
+    else:
+        assert got == RULES
     c.delete_bucket_lifecycle(Bucket=bucket)
     code, status, _ = error_of(c.get_bucket_lifecycle_configuration, Bucket=bucket)
     assert (code, status) == ("NoSuchLifecycleConfiguration", 404)
     c.delete_bucket_lifecycle(Bucket=bucket)
 
 
-@pytest.mark.parametrize("rule, expected", [
+# rule, (rsgw's answer, as AWS documents it), radosgw 16.2's where it differs
+@pytest.mark.parametrize("rule, expected, radosgw", [
     ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": ""}, "Expiration": {"Days": 0}},
-     ("InvalidArgument", 400)),
+     ("InvalidArgument", 400), None),
     ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": ""},
       "Expiration": {"Date": datetime.datetime(2040, 1, 1, 5, tzinfo=datetime.timezone.utc)}},
-     ("InvalidArgument", 400)),
-    ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": "a"}}, ("InvalidRequest", 400)),
+     ("InvalidArgument", 400), ("MalformedXML", 400)),
+    ({"ID": "r", "Status": "Enabled", "Filter": {"Prefix": "a"}}, ("InvalidRequest", 400), ("MalformedXML", 400)),
     ({"ID": "x" * 256, "Status": "Enabled", "Filter": {"Prefix": "a"}, "Expiration": {"Days": 1}},
-     ("InvalidArgument", 400)),
+     ("InvalidArgument", 400), None),
 ])
-def test_bad_rules_are_refused(t, bucket, rule, expected):
+def test_bad_rules_are_refused(t, bucket, rule, expected, radosgw):
     code, status, _ = error_of(put_rules, t.alice, bucket, [rule])
-    assert (code, status) == expected
+    assert (code, status) == (radosgw or expected if t.is_radosgw else expected)
     code, _, _ = error_of(t.alice.get_bucket_lifecycle_configuration, Bucket=bucket)
     assert code == "NoSuchLifecycleConfiguration"
 

@@ -286,24 +286,35 @@ impl Gateway {
             }
             report.buckets += 1;
             let rq = Requester::user(&info.owner);
-            if start_after != BUCKET_DONE
-                && !self
-                    .expire_objects(
-                        &rq,
-                        &name,
-                        &rules,
-                        start_after,
-                        &mut lease,
-                        holder,
-                        &mut pacer,
-                        &mut report,
-                    )
-                    .await?
-            {
-                return self.lost_lease(report);
+            let expired = if start_after == BUCKET_DONE {
+                Ok(true)
+            } else {
+                self.expire_objects(
+                    &rq,
+                    &name,
+                    &rules,
+                    start_after,
+                    &mut lease,
+                    holder,
+                    &mut pacer,
+                    &mut report,
+                )
+                .await
+            };
+            // a bucket that fails (its listing refused, a store error) is
+            // counted and left for the next pass; the others go on
+            let done = match expired {
+                Ok(false) => return self.lost_lease(report),
+                Ok(true) => {
+                    self.abort_uploads(&rq, &name, &rules, &mut pacer, &mut report)
+                        .await
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(error) = done {
+                report.errors += 1;
+                tracing::warn!(bucket = %name, %error, "lifecycle pass: bucket skipped");
             }
-            self.abort_uploads(&rq, &name, &rules, &mut pacer, &mut report)
-                .await?;
             if !self
                 .renew(&mut lease, holder, (&name, BUCKET_DONE), true)
                 .await?
@@ -630,5 +641,32 @@ mod tests {
         // the next pass starts from the beginning again
         let r = ran(gw.lifecycle_pass("live").await.expect("pass"));
         assert_eq!((r.resumed_from, r.expired), (None, 2));
+    }
+
+    /// A bucket the worker may not list (a policy denies its owner) is
+    /// counted as an error; the pass goes on with the next bucket.
+    #[tokio::test]
+    async fn a_failing_bucket_does_not_stop_the_pass() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "bad").await;
+        let gw = &f.gw;
+        gw.create_bucket(crate::testutil::OWNER, "good", crate::CannedAcl::Private)
+            .await
+            .expect("bucket");
+        for b in ["bad", "good"] {
+            put(gw, b, "k", &[]).await;
+            gw.put_bucket_lifecycle(&owner(), b, vec![rule("all", "", &[])])
+                .await
+                .expect("rules");
+        }
+        let deny = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*",
+            "Action":"s3:ListBucket","Resource":"arn:aws:s3:::bad"}]}"#;
+        gw.put_bucket_policy(&owner(), "bad", deny)
+            .await
+            .expect("policy");
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let r = ran(gw.lifecycle_pass("test").await.expect("pass"));
+        assert_eq!((r.buckets, r.errors, r.expired), (2, 1, 1), "{r:?}");
+        assert!(r.complete);
+        assert_eq!(keys(gw, "good").await, Vec::<String>::new());
     }
 }

@@ -19,6 +19,7 @@ mod cors;
 mod error;
 mod gc;
 mod ids;
+mod index_commit;
 mod layout;
 mod lc;
 mod lifecycle;
@@ -139,11 +140,10 @@ pub struct Gateway {
     cache: Arc<cache::MetaCache>,
     objects: Arc<object_cache::ObjectCache>,
     limiter: Arc<ratelimit::Limiter>,
-    /// Turns of this process's writers of one index shard.
-    shard_turns: Arc<usage::Turns>,
-    /// Turns of this process's writes under one quota (never taken inside
-    /// a shard's turn: the two never wait on each other).
-    quota_turns: Arc<usage::Turns>,
+    /// This process's index updates waiting for their shard's batch.
+    index_queues: Arc<index_commit::IndexQueues>,
+    /// Turns of this process's writes under one quota.
+    quota_turns: Arc<quota::Turns>,
 }
 
 impl Gateway {
@@ -178,7 +178,7 @@ impl Gateway {
             cache: Arc::new(cache::MetaCache::new(ttl)),
             objects: Arc::new(objects),
             limiter: Arc::default(),
-            shard_turns: Arc::default(),
+            index_queues: Arc::default(),
             quota_turns: Arc::default(),
         }
     }
@@ -192,7 +192,7 @@ impl Gateway {
             cache: self.cache.clone(),
             objects: self.objects.clone(),
             limiter: self.limiter.clone(),
-            shard_turns: self.shard_turns.clone(),
+            index_queues: self.index_queues.clone(),
             quota_turns: self.quota_turns.clone(),
         }
     }

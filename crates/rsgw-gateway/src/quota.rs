@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::buckets::BucketInfo;
 use crate::cache::Change;
-use crate::usage::{Turns, Usage};
+use crate::usage::Usage;
 use crate::users::User;
 use crate::{Gateway, GatewayError, GatewayResult, layout};
 
@@ -220,6 +220,30 @@ impl Gateway {
                 Ok(q)
             }
         }
+    }
+}
+
+/// Turns taken by this process's writes under one quota: striped locks,
+/// keyed by name.
+pub(crate) struct Turns(Vec<tokio::sync::Mutex<()>>);
+
+impl Default for Turns {
+    fn default() -> Self {
+        Turns((0..256).map(|_| tokio::sync::Mutex::new(())).collect())
+    }
+}
+
+impl Turns {
+    /// The stripe of `name`.
+    pub(crate) fn stripe(&self, name: &str) -> usize {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let h = BuildHasherDefault::<DefaultHasher>::default().hash_one(name);
+        (h % self.0.len() as u64) as usize
+    }
+
+    /// The lock of a stripe.
+    pub(crate) fn at(&self, stripe: usize) -> &tokio::sync::Mutex<()> {
+        &self.0[stripe]
     }
 }
 

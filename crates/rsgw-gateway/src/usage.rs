@@ -11,9 +11,10 @@
 //! Such a write is a read of the shard's counters and the key's entry,
 //! then a write guarded on the counters read (their generation grows with
 //! every write, so a guard never passes on equal-looking counters of
-//! another state). Writers of one shard in this process take turns (one
-//! round trip each instead of retries); writers in other processes meet at
-//! the guard and retry.
+//! another state). Writers of one shard in this process queue their
+//! updates, committed in batches of one read and one write (the
+//! `index_commit` module); writers in other processes meet at the guard
+//! and retry.
 //!
 //! A shard without the xattr (an index made before the counters existed)
 //! is *untracked*: writes leave it so, and its usage is counted from its
@@ -77,7 +78,7 @@ impl Counters {
     }
 
     /// The counters in `raw`; `None` for an untracked shard (no xattr).
-    fn decode(raw: Option<&Bytes>) -> GatewayResult<Option<Counters>> {
+    pub(crate) fn decode(raw: Option<&Bytes>) -> GatewayResult<Option<Counters>> {
         let Some(raw) = raw.filter(|r| !r.is_empty()) else {
             return Ok(None);
         };
@@ -97,7 +98,7 @@ impl Counters {
 
     /// The counters after `old` (the entry's size before, if listed) is
     /// replaced by `new` (after, if listed).
-    fn after(self, old: Option<u64>, new: Option<u64>) -> Counters {
+    pub(crate) fn after(self, old: Option<u64>, new: Option<u64>) -> Counters {
         let mut u = self.usage;
         if let Some(size) = old {
             u.objects = u.objects.saturating_sub(1);
@@ -127,32 +128,11 @@ pub struct ShardCheck {
     pub fixed: bool,
 }
 
-/// Turns taken by this process's writers of one thing (an index shard,
-/// a bucket under a quota): striped locks, keyed by name.
-pub(crate) struct Turns(Vec<tokio::sync::Mutex<()>>);
-
-impl Default for Turns {
-    fn default() -> Self {
-        Turns((0..256).map(|_| tokio::sync::Mutex::new(())).collect())
-    }
-}
-
-impl Turns {
-    /// The stripe of `name`.
-    pub(crate) fn stripe(&self, name: &str) -> usize {
-        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-        let h = BuildHasherDefault::<DefaultHasher>::default().hash_one(name);
-        (h % self.0.len() as u64) as usize
-    }
-
-    /// The lock of a stripe.
-    pub(crate) fn at(&self, stripe: usize) -> &tokio::sync::Mutex<()> {
-        &self.0[stripe]
-    }
-}
-
-fn entry_size(value: &Bytes) -> GatewayResult<u64> {
-    Ok(serde_json::from_slice::<IndexEntry>(value)?.size)
+/// The object size an index entry records.
+pub(crate) fn entry_size(value: &Bytes) -> Result<u64, StoreError> {
+    serde_json::from_slice::<IndexEntry>(value)
+        .map(|e| e.size)
+        .map_err(|e| StoreError::Io(format!("unreadable index entry: {e}")))
 }
 
 impl Gateway {
@@ -165,41 +145,7 @@ impl Gateway {
         key: &str,
         entry: Option<Bytes>,
     ) -> GatewayResult<()> {
-        let shard = info.index_of(key);
-        let new_size = entry.as_ref().map(entry_size).transpose()?;
-        let _turn = self
-            .shard_turns
-            .at(self.shard_turns.stripe(&shard.name))
-            .lock()
-            .await;
-        for _ in 0..MAX_ROUNDS {
-            let r = self
-                .store
-                .read(&shard, ReadOp::new().xattrs().omap_keys([key]))
-                .await?;
-            let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
-            let old = r.omap_keys.unwrap_or_default().remove(key);
-            if old.is_none() && entry.is_none() {
-                return Ok(());
-            }
-            let old_size = old.as_ref().map(entry_size).transpose()?;
-            let counters = Counters::decode(raw.as_ref())?;
-            let mut op = WriteOp::new().cmp_xattr(STATS_XATTR, CmpOp::Eq, raw.unwrap_or_default());
-            op = match &entry {
-                Some(e) => op.omap_set([(key, e.clone())]),
-                None => op.omap_rm([key]),
-            };
-            if let Some(c) = counters {
-                op = op.set_xattr(STATS_XATTR, c.after(old_size, new_size).encode());
-            }
-            match self.store.write(&shard, op).await {
-                Ok(_) => return Ok(()),
-                // another process changed the shard: read it again
-                Err(StoreError::GuardFailed(_)) => continue,
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Err(GatewayError::Store(StoreError::Timeout))
+        self.commit_index(&info.index_of(key), key, entry).await
     }
 
     /// A bucket's usage: each shard's counters (an untracked shard's

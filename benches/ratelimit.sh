@@ -13,6 +13,10 @@
 # rates (2xx, 503 SlowDown) in each.
 #   benches/ratelimit.sh [SECONDS] [LIMIT] [FLOOD_CONNECTIONS] [OUT]
 #   # defaults: 20 s, 200/s, 1500 connections
+# FLOOD_BYTES=N makes the public object N bytes (default 260) and
+# FLOOD_KEEPALIVE=1 has the flood reuse its connections (default: a new
+# connection per GET): a flood of large objects over kept connections is
+# dear to serve and cheap to refuse.
 # Writes OUT/results.csv, OUT/report.md and OUT/run.json (command, date,
 # commit, host); OUT defaults to docs/perf/ratelimit. Uses the cluster of
 # scripts/ceph-micro (started if needed; RSGW_CEPH_DIR picks another);
@@ -37,7 +41,14 @@ ulimit -n "$(ulimit -Hn)"
 source tests/lib.sh
 RSGW_WORK=$work
 run_info "$work/run.json" "$0" "$@"
-small_object "$work/obj"
+FLOOD_BYTES=${FLOOD_BYTES:-260}
+if [[ $FLOOD_BYTES == 260 ]]; then
+  small_object "$work/obj"
+else
+  head -c "$FLOOD_BYTES" /dev/urandom >"$work/obj"
+fi
+keepalive=()
+[[ ${FLOOD_KEEPALIVE:-0} == 1 ]] && keepalive=(-k)
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
   "$CEPH_CONF" >"$work/admin.toml"
 bench_user "$RSGW" "$work/admin.toml"
@@ -53,7 +64,7 @@ phase() {
   local name=$1 flood=$2 flood_pid=
   echo "== $name"
   if [[ $flood == yes ]]; then
-    "$RSGW" bench ab -q --json -l -c "$FLOOD_C" -n 1000000000 -t "$((S + 4))" "$url/bench/small" >"$work/flood.json" &
+    "$RSGW" bench ab -q --json -l "${keepalive[@]}" -c "$FLOOD_C" -n 1000000000 -t "$((S + 4))" "$url/bench/small" >"$work/flood.json" &
     flood_pid=$!
     sleep 2
   fi
@@ -93,7 +104,7 @@ echo
     echo "| ${phase//_/ } | $op | $ops | $p50 | $p99 | $errors | $ok | $slow | $failed |"
   done <"$results"
   echo
-  echo "flood: rsgw bench ab -c $FLOOD_C (no keep-alive), anonymous GETs of a 260-byte object; limit: $LIMIT read ops/s"
+  echo "flood: rsgw bench ab -c $FLOOD_C ($([[ ${#keepalive[@]} -gt 0 ]] && echo keep-alive || echo no keep-alive)), anonymous GETs of a $FLOOD_BYTES-byte object; limit: $LIMIT read ops/s"
 } | tee "$work/report.md"
 {
   echo "phase,op,ops_per_s,p50_ms,p99_ms,errors,flood_2xx_per_s,flood_503_per_s,flood_failed"

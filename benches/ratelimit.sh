@@ -13,10 +13,11 @@
 # rates (2xx, 503 SlowDown) in each.
 #   benches/ratelimit.sh [SECONDS] [LIMIT] [FLOOD_CONNECTIONS] [OUT]
 #   # defaults: 20 s, 200/s, 1500 connections
-# FLOOD_BYTES=N makes the public object N bytes (default 260) and
+# FLOOD_BYTES=N makes the public object N bytes (default 260),
 # FLOOD_KEEPALIVE=1 has the flood reuse its connections (default: a new
-# connection per GET): a flood of large objects over kept connections is
-# dear to serve and cheap to refuse.
+# connection per GET), FLOOD_RATE=R sends R GETs a second at most (default:
+# as fast as answers come): a flood of large objects at a set rate over
+# kept connections is dear to serve and cheap to refuse.
 # Writes OUT/results.csv, OUT/report.md and OUT/run.json (command, date,
 # commit, host); OUT defaults to docs/perf/ratelimit. Uses the cluster of
 # scripts/ceph-micro (started if needed; RSGW_CEPH_DIR picks another);
@@ -49,6 +50,7 @@ else
 fi
 keepalive=()
 [[ ${FLOOD_KEEPALIVE:-0} == 1 ]] && keepalive=(-k)
+[[ -n ${FLOOD_RATE:-} ]] && keepalive+=(--rate "$FLOOD_RATE")
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
   "$CEPH_CONF" >"$work/admin.toml"
 bench_user "$RSGW" "$work/admin.toml"
@@ -104,7 +106,7 @@ echo
     echo "| ${phase//_/ } | $op | $ops | $p50 | $p99 | $errors | $ok | $slow | $failed |"
   done <"$results"
   echo
-  echo "flood: rsgw bench ab -c $FLOOD_C ($([[ ${#keepalive[@]} -gt 0 ]] && echo keep-alive || echo no keep-alive)), anonymous GETs of a $FLOOD_BYTES-byte object; limit: $LIMIT read ops/s"
+  echo "flood: rsgw bench ab -c $FLOOD_C ${keepalive[*]}, anonymous GETs of a $FLOOD_BYTES-byte object; limit: $LIMIT read ops/s"
 } | tee "$work/report.md"
 {
   echo "phase,op,ops_per_s,p50_ms,p99_ms,errors,flood_2xx_per_s,flood_503_per_s,flood_failed"

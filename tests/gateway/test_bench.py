@@ -48,6 +48,16 @@ def test_ab_load_on_a_public_object(public_small, keepalive):
         assert r["keepalive_requests"] >= 390
 
 
+def test_ab_at_a_set_rate(public_small):
+    """--rate paces the clients: 200 a second for 2 s is about 400
+    requests, where the same clients unpaced make thousands."""
+    r = json.loads(bench_ab("-c", "4", "-k", "-t", "2", "--rate", "200", "--json", public_small).stdout)
+    assert r["failed_requests"] == 0
+    assert 0.7 * 400 <= r["complete_requests"] <= 1.05 * 400 + 4, r["complete_requests"]
+    bad = subprocess.run([RSGW, "bench", "ab", "--rate", "0", public_small], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--rate" in bad.stderr
+
+
 def test_text_report_reads_like_ab(public_small):
     out = bench_ab("-c", "4", "-n", "200", public_small).stdout
     for line in ["Document Length:        260 bytes", "Complete requests:      200",

@@ -68,6 +68,12 @@ pub struct AbArgs {
     /// Print the report as JSON instead of ab's text.
     #[arg(long)]
     pub json: bool,
+    /// At most this many requests a second in all, each client sending one
+    /// every c/RATE seconds (unless still waiting for the last): a load at
+    /// a set rate, as a flood a server must refuse, instead of as fast as
+    /// answers come back.
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<f64>,
     /// Another URL to spread the clients over (repeatable): client i uses
     /// URL i mod n, as several gateway instances without a load balancer.
     #[arg(long = "also", value_name = "URL")]
@@ -161,6 +167,9 @@ struct Shared {
     timeout: Duration,
     remaining: AtomicI64,
     deadline: Option<Instant>,
+    /// `--rate`: requests a second in all.
+    rate: Option<f64>,
+    clients: usize,
     /// Body length of the first response (`u64::MAX` until known).
     doc_len: AtomicU64,
     server: std::sync::OnceLock<String>,
@@ -220,7 +229,18 @@ async fn client(s: Arc<Shared>, i: usize) -> (Counts, Phases) {
     let mut phases = Phases::new();
     let mut conn: Option<Stream> = None;
     let mut buf = Vec::with_capacity(16 * 1024);
+    // with a rate, each client sends one request every clients/rate
+    // seconds, the clients spread over that interval
+    let pace = s
+        .rate
+        .map(|r| (Duration::from_secs_f64(s.clients as f64 / r), r));
+    let mut next = pace.map(|(_, r)| Instant::now() + Duration::from_secs_f64(i as f64 / r));
     while s.claim() {
+        if let (Some(at), Some((every, _))) = (next.as_mut(), pace) {
+            tokio::time::sleep_until((*at).into()).await;
+            // a request late (the last still unanswered) is not made up for
+            *at = (*at + every).max(Instant::now());
+        }
         // a kept-alive connection the server closed while idle is replaced
         // once without counting a failure, as ab does
         let mut retried = false;
@@ -478,6 +498,9 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
     } else {
         1
     });
+    if args.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        return Err("--rate must be a number of requests per second above 0".into());
+    }
     if args.concurrency == 0 || args.concurrency > MAX_CONCURRENCY {
         return Err(format!("-c must be between 1 and {MAX_CONCURRENCY}").into());
     }
@@ -507,6 +530,8 @@ pub fn measure(args: &AbArgs) -> Result<Report, Box<dyn std::error::Error>> {
         deadline: args
             .timelimit
             .map(|t| started + Duration::from_secs_f64(t.max(0.0))),
+        rate: args.rate,
+        clients: args.concurrency,
         doc_len: AtomicU64::new(u64::MAX),
         server: std::sync::OnceLock::new(),
         tls_protocol: std::sync::OnceLock::new(),

@@ -757,6 +757,7 @@ impl Work {
                     quiet: true,
                     threads: None,
                     json: false,
+                    rate: None,
                     also: urls[1..].to_vec(),
                     tls: TlsArgs::default(),
                     url,

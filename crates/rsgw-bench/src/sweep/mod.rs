@@ -807,6 +807,7 @@ fn measure_load(
                     quiet: true,
                     threads: None,
                     json: false,
+                    rate: None,
                     also: urls[1..].to_vec(),
                     tls: TlsArgs::default(),
                     url: urls[0].clone(),

@@ -25,6 +25,14 @@ def keys(c, bucket):
     return sorted(o["Key"] for o in c.list_objects_v2(Bucket=bucket).get("Contents", []))
 
 
+def drop(c, bucket):
+    """Removes a test's bucket with its rules and objects."""
+    c.delete_bucket_lifecycle(Bucket=bucket)
+    for k in keys(c, bucket):
+        c.delete_object(Bucket=bucket, Key=k)
+    c.delete_bucket(Bucket=bucket)
+
+
 def test_running_gateways_expire_objects_one_pass_at_a_time(gateway):
     a, b = gateway("lc-a", sections=LC), gateway("lc-b", sections=LC)
     c = client(a)
@@ -48,10 +56,7 @@ def test_running_gateways_expire_objects_one_pass_at_a_time(gateway):
         # the stats follow the expirations
         assert a.admin("bucket", "stats", "--bucket", bucket)["num_objects"] == 1
     finally:
-        c.delete_bucket_lifecycle(Bucket=bucket)
-        for k in keys(c, bucket):
-            c.delete_object(Bucket=bucket, Key=k)
-        c.delete_bucket(Bucket=bucket)
+        drop(c, bucket)
 
 
 def test_admin_run_waits_for_a_gateways_pass(gateway):
@@ -85,7 +90,4 @@ def test_admin_run_waits_for_a_gateways_pass(gateway):
             time.sleep(1)
         assert len(keys(c, bucket)) == 30
     finally:
-        c.delete_bucket_lifecycle(Bucket=bucket)
-        for k in keys(c, bucket):
-            c.delete_object(Bucket=bucket, Key=k)
-        c.delete_bucket(Bucket=bucket)
+        drop(c, bucket)

@@ -200,6 +200,19 @@ impl Gateway {
                     let _ = tx.send(Word::Done(outcome.clone()));
                 }
             }
+            // the shard unreachable or gone: the updates queued meanwhile
+            // fail with the batch instead of each waiting for a batch of
+            // their own to fail in turn
+            if let Err(
+                e @ (StoreError::Timeout | StoreError::Unavailable(_) | StoreError::NotFound),
+            ) = &outcome
+            {
+                for mut p in queues.take(&shard.name) {
+                    if let Some(tx) = p.tx.take() {
+                        let _ = tx.send(Word::Done(Err(e.clone())));
+                    }
+                }
+            }
             // updates of writers gone and no one to lead them: commit them
             if !queues.hand_on(&shard.name) {
                 break;

@@ -23,12 +23,8 @@ use bytes::Bytes;
 use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
 use tokio::sync::oneshot;
 
-use crate::usage::{Counters, STATS_XATTR, entry_size};
+use crate::usage::{Counters, MAX_ROUNDS, STATS_XATTR, entry_size};
 use crate::{Gateway, GatewayError, GatewayResult};
-
-/// Rounds of read and guarded write before a batch gives up (only
-/// writers in other processes make a round fail).
-const MAX_ROUNDS: usize = 64;
 
 /// What a queued writer hears.
 enum Word {

@@ -32,9 +32,10 @@ use crate::{Gateway, GatewayError, GatewayResult};
 /// The xattr of an index shard holding its counters.
 pub(crate) const STATS_XATTR: &str = "rsgw.stats";
 
-/// Rounds of read and guarded write before an index update gives up
+/// Rounds of read and guarded write before an index update or a fix of
+/// the counters gives up
 /// (only writers in other processes make a round fail).
-const MAX_ROUNDS: usize = 64;
+pub(crate) const MAX_ROUNDS: usize = 64;
 
 /// Objects and bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -153,9 +154,7 @@ impl Gateway {
     pub async fn bucket_usage_of(&self, info: &BucketInfo) -> GatewayResult<Usage> {
         let shards: Vec<Usage> = futures::stream::iter(info.index_shards())
             .map(|shard| async move {
-                let r = self.store.read(&shard, ReadOp::new().xattrs()).await?;
-                let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
-                match Counters::decode(raw.as_ref())? {
+                match self.shard_counters(&shard).await?.1 {
                     Some(c) => Ok(c.usage),
                     None => self.count_shard(&shard).await,
                 }
@@ -189,6 +188,18 @@ impl Gateway {
             }
         }
         Ok(total)
+    }
+
+    /// A shard's counters: the xattr as stored (for a guard on it) and
+    /// what it says (`None`: untracked).
+    async fn shard_counters(
+        &self,
+        shard: &ObjectId,
+    ) -> GatewayResult<(Option<Bytes>, Option<Counters>)> {
+        let r = self.store.read(shard, ReadOp::new().xattrs()).await?;
+        let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
+        let counters = Counters::decode(raw.as_ref())?;
+        Ok((raw, counters))
     }
 
     /// Counts a shard's entries, reading it to its end.
@@ -231,9 +242,7 @@ impl Gateway {
 
     async fn check_shard(&self, n: u32, shard: &ObjectId, fix: bool) -> GatewayResult<ShardCheck> {
         for _ in 0..MAX_ROUNDS {
-            let r = self.store.read(shard, ReadOp::new().xattrs()).await?;
-            let raw = r.xattrs.unwrap_or_default().remove(STATS_XATTR);
-            let stored = Counters::decode(raw.as_ref())?;
+            let (raw, stored) = self.shard_counters(shard).await?;
             let counted = self.count_shard(shard).await?;
             let mut check = ShardCheck {
                 shard: n,

@@ -37,7 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
-hz=$(getconf CLK_TCK)
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
 # shellcheck source=tests/lib.sh
@@ -54,23 +53,13 @@ measure() {
   shift 2
   [[ $(curl -s "$URL$path" | wc -c) == 260 ]] || { echo "$name: the object is not served"; exit 1; }
   ab -q -c 100 -n 2000 "$URL$path" >/dev/null 2>&1 || true   # warm-up
-  local load args c0 c1 out
+  local load args
   for load in "c1000" "k100"; do
     case $load in
       c1000) args=(-r -s 60 -c 1000 -n "$N") ;;
       k100) args=(-r -s 60 -k -c 100 -n "$N") ;;
     esac
-    c0=$(cpu_ticks "$@")
-    out=$(ab "${args[@]}" "$URL$path" 2>&1)
-    c1=$(cpu_ticks "$@")
-    awk -v name="$name" -v load="$load" -v ticks=$((c1 - c0)) -v hz="$hz" -v n="$N" '
-      /Requests per second/ {rps = $4}
-      /^Failed requests/ {failed = $3}
-      /^Non-2xx responses/ {non2xx = $3}
-      /^  50%/ {p50 = $2}
-      /^  99%/ {p99 = $2}
-      END {printf "%s %s %.0f %s %s %d %d %.3f\n", name, load, rps, p50, p99, failed, non2xx, ticks / hz / n * 10000}
-    ' <<<"$out" | tee -a "$results"
+    measure_load "$name" "$load" "$N" "$@" -- ab "${args[@]}" "$URL$path" | tee -a "$results"
   done
 }
 
@@ -123,7 +112,7 @@ echo
 {
   echo "| server | load | req/s | p50 ms | p99 ms | failed | non-2xx | CPU s / 10k req |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|"
-  while read -r name load rps p50 p99 failed non2xx cpu; do
+  while read -r name load rps p50 p99 failed non2xx cpu _; do
     case $load in c1000) l="ab -c 1000 -n $N" ;; k100) l="ab -k -c 100 -n $N" ;; esac
     echo "| $name | \`$l\` | $rps | $p50 | $p99 | $failed | $non2xx | $cpu |"
   done <"$results"
@@ -146,7 +135,7 @@ echo
 } | tee "$work/report.md"
 {
   echo "server,load,requests,req_per_s,p50_ms,p99_ms,failed,non_2xx,cpu_s_per_10k_req"
-  while read -r name load rps p50 p99 failed non2xx cpu; do
+  while read -r name load rps p50 p99 failed non2xx cpu _; do
     case $load in c1000) l="-c 1000" ;; k100) l="-k -c 100" ;; esac
     echo "$name,$l,$N,$rps,$p50,$p99,$failed,$non2xx,$cpu"
   done <"$results"

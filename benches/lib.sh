@@ -1,7 +1,7 @@
 # Helpers the benchmark scripts source: the rsgw binary and the throwaway
 # cluster, the 260-byte object, waiting for a server, a free port, an rsgw
-# user, CPU time of processes, and nginx serving the same bytes. They expect
-# $work (a scratch directory) to be set.
+# user, CPU time of processes, one ab load measured, and nginx serving the
+# same bytes. They expect $work (a scratch directory) to be set.
 
 # The S3 user every benchmark creates on rsgw.
 BENCH_AK=BENCHACCESSKEY000001
@@ -49,6 +49,31 @@ cpu_ticks() { # PID...
   local t=0 p
   for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
   echo $t
+}
+
+# Runs one load, COMMAND (ab, or rsgw bench ab: the same report), and prints
+# its result line: NAME LOAD req/s p50-ms p99-ms failed non-2xx, the
+# CPU-seconds of the PIDs per 10,000 requests (utime + stime around the
+# run; REQUESTS is the run's -n) and the TLS protocol/suite ("-" over plain
+# HTTP).
+measure_load() { # NAME LOAD REQUESTS PID... -- COMMAND...
+  local name=$1 load=$2 n=$3 pids=() c0 c1 out
+  shift 3
+  while [[ $1 != -- ]]; do pids+=("$1") && shift; done
+  shift
+  c0=$(cpu_ticks "${pids[@]}")
+  out=$("$@" 2>&1)
+  c1=$(cpu_ticks "${pids[@]}")
+  awk -v name="$name" -v load="$load" -v ticks=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$n" '
+    /Requests per second/ {rps = $4}
+    /^Failed requests/ {failed = $3}
+    /^Non-2xx responses/ {non2xx = $3}
+    /^  50%/ {p50 = $2}
+    /^  99%/ {p99 = $2}
+    # "TLSv1.3,TLS_AES_128_GCM_SHA256,256,128": the version and the suite
+    /^SSL\/TLS Protocol/ {split($3, p, ","); proto = p[1] "/" p[2]}
+    END {printf "%s %s %.0f %s %s %d %d %.3f %s\n", name, load, rps, p50, p99, failed, non2xx, ticks / hz / n * 10000, proto ? proto : "-"}
+  ' <<<"$out"
 }
 
 # Creates bucket "bench" and a public-read "bench/small" holding FILE, with

@@ -16,7 +16,12 @@
 # issue targets (rsgw >= 3x radosgw's req/s, <= 0.3x its CPU per request),
 # and the CPU a handshake costs each server (per-request CPU without
 # keep-alive minus with it: the handshake and the TCP connection).
-#   benches/tls.sh [REQUESTS] [OUT]   # default 20000 per ab run
+#   benches/tls.sh [--client-cpu C] [REQUESTS] [OUT]   # default 20000 per ab run
+# By default the load generators, the servers and the cluster share every
+# CPU. --client-cpu C gives the load generators CPU C alone and the servers
+# and every Ceph daemon the other CPUs, as a client on a machine of its own
+# would (radosgw pinned with taskset, rsgw with its own cpu.cpuset); the
+# daemons' affinity is given back at the end.
 # Writes OUT/results.csv (one row per server and load), OUT/report.md (the
 # tables printed) and OUT/run.json (command, date, commit, host); OUT
 # defaults to docs/perf/tls. Uses the cluster of scripts/ceph-micro (started
@@ -24,6 +29,11 @@
 # RSGW=path/to/rsgw uses that binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+client_cpu=""
+if [[ ${1:-} == --client-cpu ]]; then
+  client_cpu=${2:?--client-cpu needs a CPU number}
+  shift 2
+fi
 N=${1:-20000}
 OUT=${2:-docs/perf/tls}
 if [[ -z ${RSGW:-} ]]; then
@@ -36,14 +46,29 @@ D=$(dirname "$CEPH_CONF")
 PORT=7480
 TLS_PORT=7443
 work=$(mktemp -d)
+all_cpus=0-$(($(nproc --all) - 1))
+pin_client=() server_cpus=""
+if [[ -n $client_cpu ]]; then
+  server_cpus=$(seq 0 $(($(nproc --all) - 1)) | grep -vx "$client_cpu" | paste -sd,)
+  [[ -n $server_cpus && $client_cpu =~ ^[0-9]+$ && $client_cpu -lt $(nproc --all) ]] ||
+    { echo "--client-cpu $client_cpu: needs a CPU of this host and at least one other for the servers"; exit 2; }
+  pin_client=(taskset -c "$client_cpu")
+fi
+# pin_daemons CPUS: every thread of the cluster's daemons (and radosgw) on CPUS
+pin_daemons() {
+  local pid
+  for pid in $(awk '{print $2}' "$D/pids"); do
+    taskset -apc "$1" "$pid" >/dev/null 2>&1 || true
+  done
+}
 cleanup() {
   rsgw_stop_all
+  [[ -z $client_cpu ]] || pin_daemons "$all_cpus"
   scripts/ceph-micro stop rgw >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
-hz=$(getconf CLK_TCK)
 # shellcheck source=benches/lib.sh
 source benches/lib.sh
 # shellcheck source=tests/lib.sh
@@ -60,8 +85,8 @@ measure() {
   local name=$1 url=$2
   shift 2
   [[ $(curl -sk "$url" | wc -c) == 260 ]] || { echo "$name: the object is not served at $url"; exit 1; }
-  ab -q -c 100 -n 2000 "$url" >/dev/null 2>&1 || true # warm-up
-  local load client args c0 c1 out
+  "${pin_client[@]}" ab -q -c 100 -n 2000 "$url" >/dev/null 2>&1 || true # warm-up
+  local load client args
   for load in "c1000" "k100" "rc1000"; do
     client=(ab)
     case $load in
@@ -69,19 +94,7 @@ measure() {
       k100) args=(-r -s 60 -k -c 100 -n "$N") ;;
       rc1000) client=("$RSGW" bench ab) args=(-q -s 60 -c 1000 -n "$N") ;;
     esac
-    c0=$(cpu_ticks "$@")
-    out=$("${client[@]}" "${args[@]}" "$url" 2>&1)
-    c1=$(cpu_ticks "$@")
-    awk -v name="$name" -v load="$load" -v ticks=$((c1 - c0)) -v hz="$hz" -v n="$N" '
-      /Requests per second/ {rps = $4}
-      /^Failed requests/ {failed = $3}
-      /^Non-2xx responses/ {non2xx = $3}
-      /^  50%/ {p50 = $2}
-      /^  99%/ {p99 = $2}
-      # "TLSv1.3,TLS_AES_128_GCM_SHA256,256,128": the version and the suite
-      /^SSL\/TLS Protocol/ {split($3, p, ","); proto = p[1] "/" p[2]}
-      END {printf "%s %s %.0f %s %s %d %d %.3f %s\n", name, load, rps, p50, p99, failed, non2xx, ticks / hz / n * 10000, proto ? proto : "-"}
-    ' <<<"$out" | tee -a "$results"
+    measure_load "$name" "$load" "$N" "$@" -- "${pin_client[@]}" "${client[@]}" "${args[@]}" "$url" | tee -a "$results"
   done
 }
 
@@ -89,6 +102,7 @@ echo "== radosgw, Beast with ssl_endpoint (client.rgw.gw, rgw_thread_pool_size =
 RGW_PORT=$PORT RGW_BEAST_OPTS="tcp_nodelay=1 ssl_endpoint=127.0.0.1:$TLS_PORT ssl_certificate=$work/cert.pem ssl_private_key=$work/key.pem" \
   scripts/ceph-micro rgw 512 >/dev/null
 rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "$D/pids")
+[[ -z $client_cpu ]] || pin_daemons "$server_cpus"
 put_public_object "http://127.0.0.1:$PORT" MICROACCESSKEY000001 microsecretkey00000000000000000000000001 "$work/obj"
 measure radosgw-https "https://127.0.0.1:$TLS_PORT/bench/small" "$rgw_pid"
 scripts/ceph-micro stop rgw >/dev/null
@@ -101,7 +115,9 @@ rsgw_start rsgw-rados --backend rados --ceph-conf "$CEPH_CONF" --client-name cli
   --pool-prefix rsgwbench --port "$PORT" --no-admin --toml "[frontend]
 ssl_endpoints = [\"127.0.0.1:$TLS_PORT\"]
 ssl_certificate = \"$work/cert.pem\"
-ssl_private_key = \"$work/key.pem\""
+ssl_private_key = \"$work/key.pem\"
+${client_cpu:+[cpu]
+cpuset = \"$server_cpus\"}"
 put_public_object "${RSGW_URL[rsgw-rados]}" "$BENCH_AK" "$BENCH_SK" "$work/obj"
 measure rsgw-https "https://127.0.0.1:$TLS_PORT/bench/small" "${RSGW_PID[rsgw-rados]}"
 echo "== the same rsgw over plain HTTP"
@@ -110,6 +126,12 @@ rsgw_stop rsgw-rados
 
 echo
 {
+  if [[ -n $client_cpu ]]; then
+    echo "CPUs: the load generators on CPU $client_cpu; the servers and the Ceph daemons on CPU $server_cpus"
+  else
+    echo "CPUs: the load generators, the servers and the Ceph daemons share every CPU"
+  fi
+  echo
   echo "| server | load | TLS | req/s | p50 ms | p99 ms | failed | non-2xx | CPU s / 10k req |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
   while read -r name load rps p50 p99 failed non2xx cpu proto; do

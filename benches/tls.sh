@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # HTTPS: a 260-byte public-read object fetched anonymously with ab over TLS,
-# in one run on the same cores, from radosgw (Beast's ssl_endpoint) and
+# in one run on the same cores, from radosgw (Beast's ssl_endpoint, with
+# the operators' 512 threads and with 8, its best count over plain HTTP
+# on a 2-core host in docs/perf/frontend.md) and
 # from rsgw on the rados backend (frontend.ssl_endpoints), both on the
 # throwaway cluster, with the same ECDSA P-256 certificate:
 #   - `ab -c 1000 -n N`: no keep-alive, so a full TLS handshake (a new
@@ -98,14 +100,20 @@ measure() {
   done
 }
 
-echo "== radosgw, Beast with ssl_endpoint (client.rgw.gw, rgw_thread_pool_size = 512, tcp_nodelay=1)"
-RGW_PORT=$PORT RGW_BEAST_OPTS="tcp_nodelay=1 ssl_endpoint=127.0.0.1:$TLS_PORT ssl_certificate=$work/cert.pem ssl_private_key=$work/key.pem" \
-  scripts/ceph-micro rgw 512 >/dev/null
-rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "$D/pids")
-[[ -z $client_cpu ]] || pin_daemons "$server_cpus"
-put_public_object "http://127.0.0.1:$PORT" MICROACCESSKEY000001 microsecretkey00000000000000000000000001 "$work/obj"
-measure radosgw-https "https://127.0.0.1:$TLS_PORT/bench/small" "$rgw_pid"
-scripts/ceph-micro stop rgw >/dev/null
+# radosgw with the operators' 512 threads, then with 8 (its best count on a
+# 2-core host in docs/perf/frontend.md): the ratios are given against both
+for threads in 512 8; do
+  name=radosgw-https
+  ((threads == 512)) || name+=-$threads
+  echo "== $name: Beast with ssl_endpoint (client.rgw.gw, rgw_thread_pool_size = $threads, tcp_nodelay=1)"
+  RGW_PORT=$PORT RGW_BEAST_OPTS="tcp_nodelay=1 ssl_endpoint=127.0.0.1:$TLS_PORT ssl_certificate=$work/cert.pem ssl_private_key=$work/key.pem" \
+    scripts/ceph-micro rgw "$threads" >/dev/null
+  rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "$D/pids")
+  [[ -z $client_cpu ]] || pin_daemons "$server_cpus"
+  put_public_object "http://127.0.0.1:$PORT" MICROACCESSKEY000001 microsecretkey00000000000000000000000001 "$work/obj"
+  measure "$name" "https://127.0.0.1:$TLS_PORT/bench/small" "$rgw_pid"
+  scripts/ceph-micro stop rgw >/dev/null
+done
 
 echo "== rsgw, rados backend (client.rgw.gw, defaults: async, 512 threads), ssl_endpoints"
 printf '[store]\nbackend = "rados"\nceph_conf = "%s"\nclient_name = "client.rgw.gw"\npool_prefix = "rsgwbench"\n' \
@@ -147,14 +155,16 @@ echo
       split("c1000 k100 rc1000", loads, " ")
       for (i = 1; i <= 3; i++) {
         l = loads[i]
-        printf "%s: rsgw / radosgw over HTTPS req/s %.2fx (target >= 3x), CPU per request %.2fx (target <= 0.3x); rsgw HTTPS / HTTP CPU per request %.2fx\n",
+        printf "%s: rsgw / radosgw over HTTPS req/s %.2fx (target >= 3x), CPU per request %.2fx (target <= 0.3x); against radosgw with 8 threads %.2fx and %.2fx; rsgw HTTPS / HTTP CPU per request %.2fx\n",
           l, rps["rsgw-https " l] / rps["radosgw-https " l], cpu["rsgw-https " l] / cpu["radosgw-https " l],
+          rps["rsgw-https " l] / rps["radosgw-https-8 " l], cpu["rsgw-https " l] / cpu["radosgw-https-8 " l],
           cpu["rsgw-https " l] / cpu["rsgw-http " l]
       }
       # CPU ms per connection beyond a kept-alive request: the handshake
       # (and, for plain HTTP, the TCP connection alone)
-      printf "handshake and connection, CPU ms each: radosgw %.3f, rsgw %.3f (rsgw plain HTTP connection alone: %.3f)\n",
+      printf "handshake and connection, CPU ms each: radosgw %.3f (8 threads: %.3f), rsgw %.3f (rsgw plain HTTP connection alone: %.3f)\n",
         (cpu["radosgw-https c1000"] - cpu["radosgw-https k100"]) / 10,
+        (cpu["radosgw-https-8 c1000"] - cpu["radosgw-https-8 k100"]) / 10,
         (cpu["rsgw-https c1000"] - cpu["rsgw-https k100"]) / 10,
         (cpu["rsgw-http c1000"] - cpu["rsgw-http k100"]) / 10
     }' "$results"

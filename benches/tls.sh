@@ -31,6 +31,7 @@
 # RSGW=path/to/rsgw uses that binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command=("$0" "$@")
 client_cpu=""
 if [[ ${1:-} == --client-cpu ]]; then
   client_cpu=${2:?--client-cpu needs a CPU number}
@@ -76,7 +77,7 @@ source benches/lib.sh
 # shellcheck source=tests/lib.sh
 source tests/lib.sh
 RSGW_WORK=$work
-run_info "$work/run.json" "$0" "$@"
+run_info "$work/run.json" "${command[@]}"
 small_object "$work/obj"
 results=$work/results
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" \

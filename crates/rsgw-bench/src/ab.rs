@@ -228,8 +228,8 @@ async fn connect(s: &Shared, connector: &Connector) -> Result<Stream, Failure> {
 
 /// Runs the clients numbered `ids` on this thread's event loop; they record
 /// their latencies into one set of histograms (each is 190 KiB: a set per
-/// client made `-c 1000` allocate and zero 750 MB while its first
-/// connections waited, and stalled them for up to 2 s).
+/// client made `-c 1000` allocate and zero 580 MiB while its first
+/// connections waited, up to 2 s).
 async fn run_clients(shared: Arc<Shared>, ids: Vec<usize>) -> (Counts, Phases) {
     let phases = Rc::new(RefCell::new(Phases::new()));
     let counts = tokio::task::LocalSet::new()

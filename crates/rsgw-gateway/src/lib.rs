@@ -9,33 +9,23 @@
 
 #![forbid(unsafe_code)]
 
-mod acl;
-mod authz;
-mod bucket_policy;
-mod buckets;
 mod cache;
-mod coherence;
-mod cors;
-mod error;
-mod gc;
-mod ids;
-mod index_commit;
-mod layout;
-mod lc;
-mod lifecycle;
-mod list;
-mod multipart;
-mod object_cache;
-mod objects;
-mod quota;
-mod ratelimit;
-mod tagging;
+mod engine;
+mod model;
+mod ops;
+mod rules;
 #[cfg(test)]
 mod testutil;
-mod usage;
-mod users;
-mod website;
-mod write;
+mod workers;
+
+use cache::coherence;
+use cache::limiter as ratelimit;
+use cache::objects as object_cache;
+use engine::{index_commit, usage, write};
+use model::{error, ids, layout};
+use ops::{buckets, list, multipart, objects, quota, tagging, users, website};
+use rules::{acl, authz, cors, lifecycle};
+use workers::{gc, lc};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,15 +5,18 @@
 //! else a matching `Allow` allows, else the policy has nothing to say and
 //! the ACLs decide ([`super`]).
 
+pub(crate) mod conditions;
+mod glob;
+
 use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::Action;
-use super::conditions::{Condition, Lookup};
-use super::glob::glob;
+use crate::rules::authz::Action;
+use conditions::{Condition, Lookup};
+use glob::glob;
 
 /// AWS's limit on a bucket policy document.
 pub const MAX_POLICY_BYTES: usize = 20 * 1024;

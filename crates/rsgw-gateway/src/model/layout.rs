@@ -240,7 +240,7 @@ mod tests {
     /// bucket.
     #[test]
     fn shard_hash_is_radosgws() {
-        let placed = include_str!("../../../docs/perf/shards/radosgw-shards.csv");
+        let placed = include_str!("../../../../docs/perf/shards/radosgw-shards.csv");
         let mut rows = 0;
         for line in placed.lines().skip(1) {
             let mut fields = line.rsplitn(3, ',');

@@ -8,21 +8,17 @@
 //! allows, and when it says nothing (or there is none) the owners and
 //! canned ACLs decide.
 
-mod conditions;
-mod glob;
-mod policy;
-
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub use policy::{BucketPolicy, MAX_POLICY_BYTES};
+pub use crate::model::policy::{BucketPolicy, MAX_POLICY_BYTES};
 
 use crate::acl::{CannedAcl, Principal};
 use crate::buckets::BucketInfo;
 use crate::list::ListParams;
+use crate::model::policy::Effect;
+use crate::model::policy::conditions::Lookup;
 use crate::{Gateway, GatewayError, GatewayResult};
-use conditions::Lookup;
-use policy::Effect;
 
 /// Who makes a request, and what of the request a policy's conditions may
 /// test.

@@ -9,7 +9,8 @@ use futures::StreamExt;
 use rsgw_store::{NamespaceFilter, ObjectId, ReadOp, StoreError};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
-use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Requester, layout};
+use crate::model::layout;
+use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Requester};
 
 /// The user that owns the fixture's bucket.
 pub(crate) const OWNER: &str = "alice";

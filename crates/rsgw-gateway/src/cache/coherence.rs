@@ -15,12 +15,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use rsgw_store::{StoreError, Watcher};
+use rsgw_store::{Store, StoreError, Watcher};
 
-use crate::cache::{Change, MetaCache};
-use crate::object_cache::ObjectCache;
-use crate::{Gateway, GatewayResult, layout};
+use crate::cache::meta::{Change, MetaCache};
+use crate::cache::objects::ObjectCache;
+use crate::model::error::GatewayResult;
+use crate::model::layout;
 
 /// The share of the notify timeout after which an unconfirmed watch is
 /// distrusted (3/5: at 5 s, 3 s, well above the 1 s between pings and well
@@ -97,21 +99,27 @@ impl Drop for MetadataWatch {
     }
 }
 
-impl Gateway {
+impl Caches {
     /// Watches the control object, so that changes made by other instances
     /// and `rsgw admin` reach this instance's caches before their calls
     /// return. Registers the watch before returning (an error if the store
     /// refuses), then keeps it up from a thread of its own.
-    pub fn watch_metadata(&self) -> GatewayResult<MetadataWatch> {
-        let watcher: Arc<dyn Watcher> = Arc::new(CacheWatcher(self.caches()));
-        let first = self.store.watch(&layout::control(), watcher.clone())?;
-        self.caches().set_watched(true);
+    /// `notify_timeout` is the one of every change's announcement (see the
+    /// module documentation).
+    pub(crate) fn watch(
+        &self,
+        store: &Arc<dyn Store>,
+        notify_timeout: Duration,
+    ) -> GatewayResult<MetadataWatch> {
+        let watcher: Arc<dyn Watcher> = Arc::new(CacheWatcher(self.clone()));
+        let first = store.watch(&layout::control(), watcher.clone())?;
+        self.set_watched(true);
         let stop = Arc::new(AtomicBool::new(false));
-        let gw = self.clone();
+        let (caches, store) = (self.clone(), store.clone());
         let thread_stop = stop.clone();
         let thread = std::thread::Builder::new()
             .name("rsgw-meta-watch".into())
-            .spawn(move || gw.supervise(first, &watcher, &thread_stop))
+            .spawn(move || caches.supervise(&*store, notify_timeout, first, &watcher, &thread_stop))
             .map_err(StoreError::from)?;
         Ok(MetadataWatch {
             stop,
@@ -121,11 +129,12 @@ impl Gateway {
 
     fn supervise(
         &self,
+        store: &dyn Store,
+        timeout: Duration,
         first: Box<dyn rsgw_store::WatchHandle>,
         watcher: &Arc<dyn Watcher>,
         stop: &AtomicBool,
     ) {
-        let timeout = self.opts.metadata_notify_timeout;
         let stale_after = timeout * STALE_FRACTION.0 / STALE_FRACTION.1;
         let every = timeout / 10;
         let mut handle = Some(first);
@@ -138,15 +147,15 @@ impl Gateway {
                         Ok(age) => format!("last confirmed {} ms ago", age.as_millis()),
                         Err(e) => e.to_string(),
                     };
-                    if self.cache.watched() {
+                    if self.watched() {
                         tracing::warn!(%reason, "metadata watch lost; caching with the short TTL until it is back");
                     }
-                    self.caches().set_watched(false);
+                    self.set_watched(false);
                     handle = None;
                 }
-                None => match self.store.watch(&layout::control(), watcher.clone()) {
+                None => match store.watch(&layout::control(), watcher.clone()) {
                     Ok(h) => {
-                        self.caches().set_watched(true);
+                        self.set_watched(true);
                         tracing::info!("metadata watch re-established");
                         handle = Some(h);
                     }
@@ -154,24 +163,24 @@ impl Gateway {
                 },
             }
         }
-        self.caches().set_watched(false);
+        self.set_watched(false);
     }
 
     /// Applies `change` to this instance's cache and announces it to every
     /// watching instance, returning once they acknowledged (or the notify
     /// timeout passed for those that did not answer: see the module docs).
-    pub(crate) async fn announce(&self, change: Change) -> GatewayResult<()> {
-        self.caches().invalidate(Some(&change));
+    pub(crate) async fn announce(
+        &self,
+        store: &dyn Store,
+        notify_timeout: Duration,
+        change: Change,
+    ) -> GatewayResult<()> {
+        self.invalidate(Some(&change));
         let payload = change.encode();
         let mut last = None;
         for _ in 0..NOTIFY_ATTEMPTS {
-            match self
-                .store
-                .notify(
-                    &layout::control(),
-                    &payload,
-                    self.opts.metadata_notify_timeout,
-                )
+            match store
+                .notify(&layout::control(), &payload, notify_timeout)
                 .await
             {
                 Ok(out) => {
@@ -199,17 +208,25 @@ impl Gateway {
 mod tests {
     use rsgw_store::ReadOp;
 
+    use crate::model::acl::CannedAcl;
+    use crate::model::error::GatewayError;
+    use crate::model::layout;
+    use crate::model::params::{GetParams, PutParams};
+    use crate::rules::authz::Requester;
     use crate::testutil::{Fixture, OWNER, body, collect, owner, small_opts};
-    use crate::{CannedAcl, GatewayError, GetParams, PutParams, Requester, layout};
 
-    async fn get(gw: &crate::Gateway, rq: &Requester, key: &str) -> Result<Vec<u8>, GatewayError> {
+    async fn get(
+        gw: &crate::ops::gateway::Gateway,
+        rq: &Requester,
+        key: &str,
+    ) -> Result<Vec<u8>, GatewayError> {
         let r = gw.get_object(rq, "coh", key, GetParams::default()).await?;
         collect(r.body.expect("a body")).await
     }
 
     /// Reads `key` until a read is served from memory (the first caching
     /// marks the object in the background), each read `want`.
-    async fn cached(gw: &crate::Gateway, rq: &Requester, key: &str, want: &[u8]) {
+    async fn cached(gw: &crate::ops::gateway::Gateway, rq: &Requester, key: &str, want: &[u8]) {
         let hits = gw.object_cache_stats().hits;
         for _ in 0..200 {
             assert_eq!(get(gw, rq, key).await.expect("get"), want);
@@ -221,7 +238,7 @@ mod tests {
         panic!("{key} never served from memory");
     }
 
-    async fn put(gw: &crate::Gateway, key: &str, data: &[u8], acl: CannedAcl) {
+    async fn put(gw: &crate::ops::gateway::Gateway, key: &str, data: &[u8], acl: CannedAcl) {
         let params = PutParams {
             acl,
             ..Default::default()

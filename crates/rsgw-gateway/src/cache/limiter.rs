@@ -1,14 +1,7 @@
-//! Rate limits per user, per bucket and for anonymous requests, as
-//! radosgw's `ratelimit`: read and write operations and bytes per second.
-//!
-//! The settings are one metadata record (every scope's default, then users
-//! and buckets by name), cached like bucket records and changed only
-//! through [`Gateway::update_ratelimit`], which announces the change to
-//! every instance: once it returns, every instance enforces the new limits
-//! on its next request. Each instance enforces them on its own share of
-//! the traffic (token buckets in this process, [`Limiter`]): a cluster-wide
-//! figure is split across N instances by setting figure / N, with a load
-//! balancer spreading clients evenly.
+//! This instance's share of the rate limits (`model::ratelimit`): token
+//! buckets per user, bucket and for anonymous requests, in this process
+//! ([`Limiter`]). A cluster-wide figure is split across N instances by
+//! setting figure / N, with a load balancer spreading clients evenly.
 //!
 //! Reads are GET and HEAD requests, writes every other method. An
 //! operation takes one token of its kind; bytes are charged as they are
@@ -16,96 +9,12 @@
 //! length after), and may overdraw: the balance is then paid back before
 //! the next request of that kind passes, as radosgw does.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use rsgw_store::{CmpOp, ReadOp, StoreError, WriteOp};
-use serde::{Deserialize, Serialize};
-
-use crate::cache::Change;
-use crate::{Gateway, GatewayError, GatewayResult, layout};
-
-/// One entity's limits, per second and per instance; 0 is unlimited.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Limit {
-    /// Enforced only when enabled.
-    pub enabled: bool,
-    /// GET and HEAD requests per second.
-    pub max_read_ops: u64,
-    /// Requests of other methods per second.
-    pub max_write_ops: u64,
-    /// Response bytes of reads per second.
-    pub max_read_bytes: u64,
-    /// Request bytes of writes per second.
-    pub max_write_bytes: u64,
-}
-
-impl Limit {
-    fn active(&self) -> bool {
-        self.enabled
-            && (self.max_read_ops | self.max_write_ops | self.max_read_bytes | self.max_write_bytes)
-                > 0
-    }
-}
-
-/// Every rate limit of the store.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RateLimits {
-    /// Users without limits of their own.
-    pub global_user: Limit,
-    /// Buckets without limits of their own.
-    pub global_bucket: Limit,
-    /// Requests without a signature.
-    pub anonymous: Limit,
-    /// Users' own limits, by user id.
-    pub users: BTreeMap<String, Limit>,
-    /// Buckets' own limits, by bucket name.
-    pub buckets: BTreeMap<String, Limit>,
-}
-
-impl RateLimits {
-    /// The limit of a user (`None`: anonymous).
-    fn of_user(&self, uid: Option<&str>) -> &Limit {
-        match uid {
-            None => &self.anonymous,
-            Some(u) => self.users.get(u).unwrap_or(&self.global_user),
-        }
-    }
-
-    fn of_bucket(&self, name: &str) -> &Limit {
-        self.buckets.get(name).unwrap_or(&self.global_bucket)
-    }
-
-    /// Whether any limit is enforced at all: the requests of a store without
-    /// one skip the limiter.
-    fn any(&self) -> bool {
-        self.global_user.active()
-            || self.global_bucket.active()
-            || self.anonymous.active()
-            || self.users.values().any(Limit::active)
-            || self.buckets.values().any(Limit::active)
-    }
-}
-
-/// Which limit an admin command sets.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LimitTarget {
-    /// The default of every user without limits of their own.
-    GlobalUser,
-    /// The default of every bucket without limits of its own.
-    GlobalBucket,
-    /// Unsigned requests.
-    Anonymous,
-    /// One user.
-    User(String),
-    /// One bucket (by name, whether it exists yet or not).
-    Bucket(String),
-}
+use crate::model::ratelimit::{Limit, RateLimits};
 
 /// The scope of a limit that refused a request, for metrics and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -436,133 +345,6 @@ impl Limiter {
     }
 }
 
-/// How long a request waits for the rate limits when the last ones read
-/// could apply instead.
-const LAST_KNOWN_WAIT: Duration = Duration::from_millis(250);
-
-/// The generation of the record, in an xattr, for read-modify-write.
-const GEN_XATTR: &str = "rsgw.gen";
-
-impl Gateway {
-    /// The store's rate limits (cached, coherent across instances). While
-    /// the instance cannot watch for changes (a store outage, say), a read
-    /// that fails or takes longer than [`LAST_KNOWN_WAIT`] answers the last
-    /// ones read, for the cache's TTL: requests then fail or succeed on
-    /// their own store operations instead of each waiting for the store
-    /// twice.
-    pub async fn ratelimits(&self) -> GatewayResult<Arc<RateLimits>> {
-        if let Some(l) = self.cache.ratelimits() {
-            return Ok(l);
-        }
-        let ticket = self.cache.ticket();
-        let last = self
-            .cache
-            .last_ratelimits()
-            .filter(|_| !self.cache.watched());
-        let read = match last {
-            None => self.read_ratelimits().await,
-            Some(last) => {
-                match tokio::time::timeout(LAST_KNOWN_WAIT, self.read_ratelimits()).await {
-                    Ok(Ok(read)) => Ok(read),
-                    outcome => {
-                        let error = match outcome {
-                            Ok(Err(e)) => e.to_string(),
-                            _ => format!("no answer in {} ms", LAST_KNOWN_WAIT.as_millis()),
-                        };
-                        tracing::debug!(%error, "rate limits unreadable; the last ones read apply");
-                        self.cache.put_ratelimits(self.cache.ticket(), &last);
-                        return Ok(last);
-                    }
-                }
-            }
-        };
-        let limits = Arc::new(read?.0);
-        self.cache.put_ratelimits(ticket, &limits);
-        Ok(limits)
-    }
-
-    /// This instance's token buckets.
-    pub fn limiter(&self) -> &Limiter {
-        &self.limiter
-    }
-
-    async fn read_ratelimits(&self) -> GatewayResult<(RateLimits, Option<Bytes>)> {
-        match self
-            .store
-            .read(
-                &layout::ratelimits(),
-                ReadOp::new().read(0, 16 << 20).xattrs(),
-            )
-            .await
-        {
-            Ok(r) => {
-                let limits = serde_json::from_slice(&r.data.unwrap_or_default())?;
-                let generation = r.xattrs.and_then(|x| x.get(GEN_XATTR).cloned());
-                Ok((limits, generation))
-            }
-            Err(StoreError::NotFound) => Ok((RateLimits::default(), None)),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Changes one limit with `change` and announces it to every instance;
-    /// returns the limit as stored. Concurrent changes (two admins) are
-    /// applied one after the other, none lost.
-    pub async fn update_ratelimit(
-        &self,
-        target: &LimitTarget,
-        change: impl Fn(&mut Limit),
-    ) -> GatewayResult<Limit> {
-        for _ in 0..16 {
-            let (mut limits, generation) = self.read_ratelimits().await?;
-            let slot = match target {
-                LimitTarget::GlobalUser => &mut limits.global_user,
-                LimitTarget::GlobalBucket => &mut limits.global_bucket,
-                LimitTarget::Anonymous => &mut limits.anonymous,
-                LimitTarget::User(u) => limits.users.entry(u.clone()).or_default(),
-                LimitTarget::Bucket(b) => limits.buckets.entry(b.clone()).or_default(),
-            };
-            change(slot);
-            let limit = *slot;
-            let next = generation
-                .as_deref()
-                .and_then(|g| std::str::from_utf8(g).ok()?.parse::<u64>().ok())
-                .map_or(1, |g| g + 1);
-            let data = Bytes::from(serde_json::to_vec_pretty(&limits)?);
-            let op = match &generation {
-                Some(g) => WriteOp::new().cmp_xattr(GEN_XATTR, CmpOp::Eq, g.clone()),
-                None => WriteOp::new().create_exclusive(),
-            };
-            let op = op.write_full(data).set_xattr(GEN_XATTR, next.to_string());
-            match self.store.write(&layout::ratelimits(), op).await {
-                Ok(_) => {
-                    self.announce(Change::RateLimits).await?;
-                    return Ok(limit);
-                }
-                // another change came first: apply this one to it
-                Err(StoreError::GuardFailed(_) | StoreError::Exists) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Err(GatewayError::Corrupt(
-            "rate limits: too many concurrent changes".into(),
-        ))
-    }
-
-    /// The stored limit of `target` (the default of its scope when it has
-    /// none of its own).
-    pub async fn ratelimit(&self, target: &LimitTarget) -> GatewayResult<Limit> {
-        let (limits, _) = self.read_ratelimits().await?;
-        Ok(match target {
-            LimitTarget::GlobalUser => limits.global_user,
-            LimitTarget::GlobalBucket => limits.global_bucket,
-            LimitTarget::Anonymous => limits.anonymous,
-            LimitTarget::User(u) => *limits.of_user(Some(u)),
-            LimitTarget::Bucket(b) => *limits.of_bucket(b),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -573,48 +355,6 @@ mod tests {
             max_read_ops: n,
             ..Limit::default()
         }
-    }
-
-    #[tokio::test]
-    async fn changes_are_stored_none_lost_and_seen_by_other_processes() {
-        let f = crate::testutil::Fixture::new(crate::testutil::small_opts()).await;
-        assert_eq!(
-            *f.gw.ratelimits().await.expect("read"),
-            RateLimits::default()
-        );
-        let mut tasks = Vec::new();
-        for i in 0..8u64 {
-            let gw = f.gw.clone();
-            tasks.push(tokio::spawn(async move {
-                gw.update_ratelimit(&LimitTarget::User(format!("u{i}")), |l| {
-                    l.enabled = true;
-                    l.max_read_ops = i + 1;
-                })
-                .await
-            }));
-        }
-        for t in tasks {
-            t.await.expect("join").expect("update");
-        }
-        f.gw.update_ratelimit(&LimitTarget::Anonymous, |l| l.max_write_bytes = 7)
-            .await
-            .expect("update");
-        let stored = f.gw.ratelimits().await.expect("read");
-        assert_eq!(stored.users.len(), 8, "concurrent changes are all kept");
-        assert_eq!(stored.users["u4"].max_read_ops, 5);
-        assert_eq!(stored.anonymous.max_write_bytes, 7);
-        assert!(!stored.anonymous.enabled, "set does not enable");
-        assert_eq!(
-            *f.other_process().ratelimits().await.expect("read"),
-            *stored
-        );
-        assert_eq!(
-            f.gw.ratelimit(&LimitTarget::User("nobody".into()))
-                .await
-                .expect("get"),
-            Limit::default(),
-            "a user without limits of its own has the users' default"
-        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! one store round trip, kept coherent across every process of the store.
 //!
 //! While the instance watches the store's control object (see
-//! [`crate::coherence`]), entries live until a change invalidates them: every
+//! [`crate::cache::coherence`]), entries live until a change invalidates them: every
 //! change of a cached record is announced to every watching instance, and its
 //! call returns only once they acknowledged. While it cannot watch (not
 //! started, or the watch broke), entries expire after a short TTL. Absence is
@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use crate::buckets::BucketInfo;
-use crate::quota::OwnerQuotas;
-use crate::ratelimit::RateLimits;
-use crate::users::KeyRecord;
+use crate::model::bucket::BucketInfo;
+use crate::model::quota::OwnerQuotas;
+use crate::model::ratelimit::RateLimits;
+use crate::model::user::KeyRecord;
 
 /// A change of cached metadata, as announced to the other instances.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,7 +271,7 @@ impl MetaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acl::CannedAcl;
+    use crate::model::acl::CannedAcl;
 
     fn info(name: &str, id: &str) -> BucketInfo {
         BucketInfo {

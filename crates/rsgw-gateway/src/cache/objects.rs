@@ -17,7 +17,7 @@
 //!
 //! **Coherence** (the argument in docs/layout.md#the-object-cache): an
 //! instance caches an object only once its head carries the
-//! [`crate::layout::CACHED_XATTR`] mark, set by a write guarded on the
+//! [`crate::model::layout::CACHED_XATTR`] mark, set by a write guarded on the
 //! metadata the instance read. Every write of a head (PUT, copy, multipart
 //! completion, ACL, tags, DELETE) is guarded on the mark's absence; a
 //! writer that finds the mark writes, then announces the change on the
@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use bytes::Bytes;
 use hashlink::LinkedHashMap;
 
-use crate::objects::ObjectMeta;
+use crate::model::object::ObjectMeta;
 
 /// Requests for a key before it may be admitted: an object read once is
 /// never cached (nor marked on the store).
@@ -382,7 +382,7 @@ impl ObjectCache {
     }
 
     /// Starts or stops serving; either way the cache starts over (see
-    /// [`crate::cache::MetaCache::set_watched`]).
+    /// [`crate::cache::meta::MetaCache::set_watched`]).
     pub(crate) fn set_serving(&self, serving: bool) {
         self.serving.store(false, Ordering::Release);
         self.invalidate_all();
@@ -412,6 +412,21 @@ impl ObjectCache {
             evictions: c.evictions.load(Ordering::Relaxed),
             invalidations: c.invalidations.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// An object served from memory ([`crate::Gateway::get_cached`]).
+pub struct CachedObject(pub(crate) Arc<Cached>);
+
+impl CachedObject {
+    /// Its metadata.
+    pub fn meta(&self) -> &ObjectMeta {
+        &self.0.meta
+    }
+
+    /// All its data.
+    pub fn data(&self) -> &Bytes {
+        &self.0.data
     }
 }
 

@@ -1,7 +1,7 @@
 //! Index updates committed in batches, one shard at a time.
 //!
 //! An update of a shard's entries must change its counters in the same
-//! write, guarded on the counters read (the `usage` module): a read and a
+//! write, guarded on the counters read (`engine::usage`): a read and a
 //! write per update, and concurrent writers of one shard would each fail
 //! the other's guard. So this process's writers of a shard queue their
 //! updates; one of them, the leader, reads the shard once for every key
@@ -23,8 +23,11 @@ use bytes::Bytes;
 use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
 use tokio::sync::oneshot;
 
-use crate::usage::{Counters, MAX_ROUNDS, STATS_XATTR, entry_size};
-use crate::{Gateway, GatewayError, GatewayResult};
+use crate::engine::Engine;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::index::{Counters, entry_size};
+use crate::model::layout::STATS_XATTR;
+use crate::model::limits::MAX_ROUNDS;
 
 /// What a queued writer hears.
 enum Word {
@@ -139,7 +142,7 @@ impl Drop for Lead<'_> {
     }
 }
 
-impl Gateway {
+impl Engine {
     /// Sets (`Some`) or removes (`None`) `key`'s entry in `shard`, with the
     /// shard's counters, in one atomic write (batched with this process's
     /// other updates of the shard). Fails with the store's `NotFound` when

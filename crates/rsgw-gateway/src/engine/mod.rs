@@ -1,5 +1,92 @@
-//! The engine: the streaming write, index commits and usage counters.
+//! The engine: how data and records reach the store and become visible.
+//! The streaming write (`write`), the one commit protocol every write that
+//! makes data visible follows (`commit`), heads read and written under
+//! their guards (`heads`), the bucket index's batched commits and usage
+//! counters (`index_commit`, `usage`), quota passes (`quota`), the GC log
+//! (`gc_log`), records read through the caches (`records`) and the one
+//! walk over an omap (`omap`). It knows the store, the options and the
+//! caches ([`Engine`]), not the operations nor the gateway.
 
+pub(crate) mod commit;
+pub(crate) mod gc_log;
+pub(crate) mod heads;
 pub(crate) mod index_commit;
+pub(crate) mod omap;
+pub(crate) mod quota;
+pub(crate) mod records;
 pub(crate) mod usage;
 pub(crate) mod write;
+
+use std::sync::Arc;
+
+use rsgw_store::Store;
+
+use crate::cache::coherence::Caches;
+use crate::cache::limiter::Limiter;
+use crate::cache::meta::{Change, MetaCache};
+use crate::cache::objects::ObjectCache;
+use crate::model::error::GatewayResult;
+use crate::model::options::GatewayOptions;
+
+/// What the engine works with: the store, the options and this instance's
+/// caches and queues. Cheap to clone (shared parts only). Crate-private in
+/// all but name: the gateway derefs to it, so that its operations reach
+/// these as their own.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) opts: Arc<GatewayOptions>,
+    pub(crate) cache: Arc<MetaCache>,
+    pub(crate) objects: Arc<ObjectCache>,
+    pub(crate) limiter: Arc<Limiter>,
+    /// This process's index updates waiting for their shard's batch.
+    pub(crate) index_queues: Arc<index_commit::IndexQueues>,
+    /// Turns of this process's writes under one quota.
+    pub(crate) quota_turns: Arc<quota::Turns>,
+}
+
+impl Engine {
+    /// An engine on `store`, its caches empty.
+    pub(crate) fn new(store: Arc<dyn Store>, opts: GatewayOptions) -> Self {
+        let ttl = opts.metadata_cache_ttl;
+        let objects = ObjectCache::new(
+            opts.object_cache_bytes,
+            opts.object_cache_max_object.min(opts.chunk_size),
+        );
+        Engine {
+            store,
+            opts: Arc::new(opts),
+            cache: Arc::new(MetaCache::new(ttl)),
+            objects: Arc::new(objects),
+            limiter: Arc::default(),
+            index_queues: Arc::default(),
+            quota_turns: Arc::default(),
+        }
+    }
+
+    /// The same engine (options, caches, queues) reaching the store
+    /// through `store`.
+    pub(crate) fn with_store(&self, store: Arc<dyn Store>) -> Self {
+        Engine {
+            store,
+            ..self.clone()
+        }
+    }
+
+    /// The caches a watch keeps coherent.
+    pub(crate) fn caches(&self) -> Caches {
+        Caches {
+            meta: self.cache.clone(),
+            objects: self.objects.clone(),
+        }
+    }
+
+    /// Applies `change` to this instance's caches and announces it to
+    /// every watching instance, returning once they acknowledged (see
+    /// `cache::coherence`).
+    pub(crate) async fn announce(&self, change: Change) -> GatewayResult<()> {
+        self.caches()
+            .announce(&*self.store, self.opts.metadata_notify_timeout, change)
+            .await
+    }
+}

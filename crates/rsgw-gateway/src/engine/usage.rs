@@ -13,130 +13,27 @@
 //! every write, so a guard never passes on equal-looking counters of
 //! another state). Writers of one shard in this process queue their
 //! updates, committed in batches of one read and one write (the
-//! `index_commit` module); writers in other processes meet at the guard
+//! `engine::index_commit`); writers in other processes meet at the guard
 //! and retry.
 //!
 //! A shard without the xattr (an index made before the counters existed)
 //! is *untracked*: writes leave it so, and its usage is counted from its
-//! entries until [`Gateway::check_bucket`] with `fix` gives it counters.
+//! entries until [`crate::Gateway::check_bucket`] with `fix` gives it
+//! counters. The counters' encoding is `model::index`'s.
 
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
-use serde::Serialize;
 
-use crate::buckets::{BucketInfo, SHARD_CONCURRENCY};
-use crate::list::IndexEntry;
-use crate::{Gateway, GatewayError, GatewayResult};
+use crate::engine::Engine;
+use crate::engine::omap::OmapWalk;
+use crate::model::bucket::BucketInfo;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::index::{Counters, ShardCheck, Usage, entry_size};
+use crate::model::layout::STATS_XATTR;
+use crate::model::limits::{MAX_ROUNDS, SHARD_CONCURRENCY};
 
-/// The xattr of an index shard holding its counters.
-pub(crate) const STATS_XATTR: &str = "rsgw.stats";
-
-/// Rounds of read and guarded write before an index update or a fix of
-/// the counters gives up
-/// (only writers in other processes make a round fail).
-pub(crate) const MAX_ROUNDS: usize = 64;
-
-/// Objects and bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Usage {
-    /// Objects listed.
-    pub objects: u64,
-    /// Their bytes (object sizes, not rounded).
-    pub bytes: u64,
-}
-
-impl std::ops::AddAssign for Usage {
-    fn add_assign(&mut self, o: Usage) {
-        self.objects += o.objects;
-        self.bytes += o.bytes;
-    }
-}
-
-/// A shard's counters as stored: the usage and the generation that grows
-/// with each write of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Counters {
-    generation: u64,
-    usage: Usage,
-}
-
-impl Counters {
-    /// The counters of a new, empty shard.
-    pub(crate) const NEW: Counters = Counters {
-        generation: 0,
-        usage: Usage {
-            objects: 0,
-            bytes: 0,
-        },
-    };
-
-    pub(crate) fn encode(self) -> Bytes {
-        Bytes::from(format!(
-            "{} {} {}",
-            self.generation, self.usage.objects, self.usage.bytes
-        ))
-    }
-
-    /// The counters in `raw`; `None` for an untracked shard (no xattr).
-    pub(crate) fn decode(raw: Option<&Bytes>) -> GatewayResult<Option<Counters>> {
-        let Some(raw) = raw.filter(|r| !r.is_empty()) else {
-            return Ok(None);
-        };
-        let bad = || GatewayError::Corrupt(format!("index counters {raw:?}"));
-        let text = std::str::from_utf8(raw).map_err(|_| bad())?;
-        let mut n = text.split(' ').map(str::parse::<u64>);
-        match (n.next(), n.next(), n.next(), n.next()) {
-            (Some(Ok(generation)), Some(Ok(objects)), Some(Ok(bytes)), None) => {
-                Ok(Some(Counters {
-                    generation,
-                    usage: Usage { objects, bytes },
-                }))
-            }
-            _ => Err(bad()),
-        }
-    }
-
-    /// The counters after `old` (the entry's size before, if listed) is
-    /// replaced by `new` (after, if listed).
-    pub(crate) fn after(self, old: Option<u64>, new: Option<u64>) -> Counters {
-        let mut u = self.usage;
-        if let Some(size) = old {
-            u.objects = u.objects.saturating_sub(1);
-            u.bytes = u.bytes.saturating_sub(size);
-        }
-        if let Some(size) = new {
-            u.objects += 1;
-            u.bytes += size;
-        }
-        Counters {
-            generation: self.generation + 1,
-            usage: u,
-        }
-    }
-}
-
-/// One shard's counters against a count of its entries.
-#[derive(Debug, Clone, Serialize)]
-pub struct ShardCheck {
-    /// The shard's number.
-    pub shard: u32,
-    /// What its counters say (`None`: untracked).
-    pub stored: Option<Usage>,
-    /// What its entries add up to.
-    pub counted: Usage,
-    /// Whether the counters were rewritten to the count.
-    pub fixed: bool,
-}
-
-/// The object size an index entry records.
-pub(crate) fn entry_size(value: &Bytes) -> Result<u64, StoreError> {
-    serde_json::from_slice::<IndexEntry>(value)
-        .map(|e| e.size)
-        .map_err(|e| StoreError::Io(format!("unreadable index entry: {e}")))
-}
-
-impl Gateway {
+impl Engine {
     /// Sets (`Some`) or removes (`None`) `key`'s entry in its index shard,
     /// with the shard's counters, in one atomic write. Fails with the
     /// store's `NotFound` when the shard is gone (the bucket deleted).
@@ -151,7 +48,7 @@ impl Gateway {
 
     /// A bucket's usage: each shard's counters (an untracked shard's
     /// entries counted), all shards at once.
-    pub async fn bucket_usage_of(&self, info: &BucketInfo) -> GatewayResult<Usage> {
+    pub(crate) async fn bucket_usage_of(&self, info: &BucketInfo) -> GatewayResult<Usage> {
         let shards: Vec<Usage> = futures::stream::iter(info.index_shards())
             .map(|shard| async move {
                 match self.shard_counters(&shard).await?.1 {
@@ -169,15 +66,9 @@ impl Gateway {
         Ok(total)
     }
 
-    /// A bucket's usage, by name.
-    pub async fn bucket_usage(&self, bucket: &str) -> GatewayResult<Usage> {
-        let info = self.bucket_info(bucket).await?;
-        self.bucket_usage_of(&info).await
-    }
-
     /// A user's usage: the sum of their buckets' (one read per shard of
     /// each bucket, not one per object).
-    pub async fn user_usage(&self, uid: &str) -> GatewayResult<Usage> {
+    pub(crate) async fn user_usage(&self, uid: &str) -> GatewayResult<Usage> {
         let mut total = Usage::default();
         for name in self.user_buckets(uid).await? {
             match self.bucket_info(&name).await {
@@ -205,23 +96,12 @@ impl Gateway {
     /// Counts a shard's entries, reading it to its end.
     async fn count_shard(&self, shard: &ObjectId) -> GatewayResult<Usage> {
         let mut u = Usage::default();
-        let mut after = String::new();
-        loop {
-            let page = self
-                .store
-                .read(shard, ReadOp::new().omap(after.clone(), "", 1000))
-                .await?
-                .omap
-                .unwrap_or_default();
-            for (key, value) in &page.entries {
-                u.objects += 1;
-                u.bytes += entry_size(value)?;
-                after.clone_from(key);
-            }
-            if !page.more {
-                return Ok(u);
-            }
+        let mut entries = OmapWalk::new(&*self.store, shard, "", "");
+        while let Some((_, value)) = entries.next().await? {
+            u.objects += 1;
+            u.bytes += entry_size(&value)?;
         }
+        Ok(u)
     }
 
     /// Counts every shard of a bucket and compares the counts with the
@@ -231,7 +111,11 @@ impl Gateway {
     /// the shard counted again. An untracked shard has no counters a
     /// writer changes, so writes during its first fix may be missed; a
     /// second check finds them.
-    pub async fn check_bucket(&self, bucket: &str, fix: bool) -> GatewayResult<Vec<ShardCheck>> {
+    pub(crate) async fn check_bucket(
+        &self,
+        bucket: &str,
+        fix: bool,
+    ) -> GatewayResult<Vec<ShardCheck>> {
         let info = self.bucket_info_fresh(bucket).await?;
         let mut out = Vec::new();
         for (n, shard) in info.index_shards().into_iter().enumerate() {
@@ -275,52 +159,8 @@ impl Gateway {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::testutil::{Fixture, body, listed, owner, small_opts};
     use crate::{GatewayOptions, PutParams};
-
-    #[test]
-    fn counters_round_trip_and_refuse_garbage() {
-        let c = Counters {
-            generation: 7,
-            usage: Usage {
-                objects: 3,
-                bytes: 1 << 40,
-            },
-        };
-        assert_eq!(Counters::decode(Some(&c.encode())).expect("ok"), Some(c));
-        assert_eq!(Counters::decode(None).expect("ok"), None);
-        assert_eq!(Counters::decode(Some(&Bytes::new())).expect("ok"), None);
-        for bad in ["1 2", "1 2 3 4", "a b c", "1 -2 3", " 1 2 3"] {
-            assert!(
-                Counters::decode(Some(&Bytes::from(bad))).is_err(),
-                "{bad:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn counters_follow_entries() {
-        let c = Counters::NEW.after(None, Some(10));
-        assert_eq!(
-            c.usage,
-            Usage {
-                objects: 1,
-                bytes: 10
-            }
-        );
-        let c = c.after(Some(10), Some(4));
-        assert_eq!(
-            c.usage,
-            Usage {
-                objects: 1,
-                bytes: 4
-            }
-        );
-        let c = c.after(Some(4), None);
-        assert_eq!(c.usage, Usage::default());
-        assert_eq!(c.generation, 3);
-    }
 
     /// Writers in two processes (each with several at once) put, overwrite
     /// and delete keys of one bucket; the counters end equal to a count of

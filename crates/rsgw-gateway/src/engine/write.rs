@@ -15,10 +15,13 @@ use futures::StreamExt;
 use md5::{Digest, Md5};
 use rsgw_store::WriteOp;
 
-use crate::buckets::BucketInfo;
-use crate::ids::{now_secs, unique_id};
-use crate::objects::{BodyCheck, BodyStream, GcEntry};
-use crate::{Gateway, GatewayError, GatewayResult, layout};
+use crate::engine::Engine;
+use crate::model::bucket::BucketInfo;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::gc::{GcEntry, GcKind};
+use crate::model::ids::{now_secs, unique_id};
+use crate::model::layout;
+use crate::model::params::{BodyCheck, BodyStream};
 
 /// Where a body goes.
 pub(crate) struct WriteTarget<'a> {
@@ -44,14 +47,21 @@ pub(crate) struct Declared {
     pub check: Option<BodyCheck>,
 }
 
+/// The stripes a write streamed: `count` stripes named by the write's
+/// `tag` (`<bucket id>.<tag>.<n>`).
+pub(crate) struct Stripes {
+    /// The write tag.
+    pub tag: String,
+    /// Stripes written.
+    pub count: u64,
+}
+
 /// A body written whole and as declared, not yet committed.
 pub(crate) struct Written {
-    /// The write tag naming its stripes.
-    pub tag: String,
+    /// Its stripes.
+    pub stripes: Stripes,
     /// The bytes kept for the head object.
     pub head: Bytes,
-    /// Stripes written.
-    pub stripes: u64,
     /// The body's size.
     pub size: u64,
     /// Its MD5, hex (the ETag of a PUT, of a part).
@@ -60,7 +70,7 @@ pub(crate) struct Written {
     pub checksums: BTreeMap<String, String>,
 }
 
-impl Gateway {
+impl Engine {
     /// Streams `body` to `to`, refusing more than `max_put_size` bytes,
     /// and checks it against `declared`: `IncompleteBody` for another
     /// length, `BadDigest` for another MD5, the check's error for a bad
@@ -116,22 +126,24 @@ impl Gateway {
         });
         match checked {
             Ok(checksums) => Ok(Written {
-                tag,
+                stripes: Stripes {
+                    tag,
+                    count: stripes,
+                },
                 head: head.freeze(),
-                stripes,
                 size,
                 md5: hex::encode(digest),
                 checksums,
             }),
             Err(e) => {
-                self.abort_upload(&to.info.id, &tag, stripes).await?;
+                self.abort_write(&to.info.id, &tag, stripes).await?;
                 Err(e)
             }
         }
     }
 
-    /// Removes the stripes of a write that will not commit.
-    pub(crate) async fn abort_upload(
+    /// Removes the stripes of a write that will not commit (the abort).
+    pub(crate) async fn abort_write(
         &self,
         bucket_id: &str,
         tag: &str,
@@ -156,13 +168,13 @@ impl Gateway {
             self.gc_note(
                 tag,
                 &GcEntry {
-                    kind: "upload".into(),
+                    kind: GcKind::Upload {
+                        part_of: to.part_of.clone(),
+                    },
                     bucket_id: to.info.id.clone(),
                     key: to.key.into(),
                     stripes: None,
                     time: now_secs(),
-                    part_of: to.part_of.clone(),
-                    while_head: None,
                 },
             )
             .await?;

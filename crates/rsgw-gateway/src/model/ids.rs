@@ -4,6 +4,8 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::model::error::{GatewayError, GatewayResult};
+
 /// A 16-hex-digit identifier, unique with overwhelming probability (random
 /// per process, mixed with time and a counter). Not for secrets.
 pub(crate) fn unique_id() -> String {
@@ -32,6 +34,21 @@ pub(crate) fn now_secs() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The alphabet of generated access keys.
+pub(crate) const ALNUM_UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+/// The alphabet of generated secret keys.
+pub(crate) const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// `len` characters of `alphabet`, drawn from the kernel's random source.
+pub(crate) fn random_string(alphabet: &[u8], len: usize) -> GatewayResult<String> {
+    let bytes = random_bytes(len)
+        .map_err(|e| GatewayError::InvalidArgument(format!("no randomness: {e}")))?;
+    Ok(bytes
+        .iter()
+        .map(|b| alphabet[*b as usize % alphabet.len()] as char)
+        .collect())
 }
 
 #[cfg(test)]
@@ -65,5 +82,14 @@ mod tests {
             random_bytes(32).expect("urandom"),
             random_bytes(32).expect("urandom")
         );
+    }
+
+    #[test]
+    fn generated_strings_keep_to_their_alphabet() {
+        for (alphabet, len) in [(ALNUM_UPPER, 20), (ALNUM, 40)] {
+            let s = random_string(alphabet, len).expect("random");
+            assert_eq!(s.len(), len);
+            assert!(s.bytes().all(|b| alphabet.contains(&b)), "{s}");
+        }
     }
 }

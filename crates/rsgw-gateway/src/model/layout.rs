@@ -23,15 +23,26 @@ pub(crate) const INDEX: &str = "index";
 pub(crate) const DATA: &str = "data";
 pub(crate) const POOLS: [&str; 3] = [META, INDEX, DATA];
 
-/// Xattr of a head object holding its [`crate::ObjectMeta`].
+/// Xattr of a head object holding its [`crate::model::object::ObjectMeta`].
 pub(crate) const META_XATTR: &str = "rsgw.obj";
 /// Xattr of a head object holding the tag of the write that made it; the
 /// guard of the next overwrite compares it.
 pub(crate) const TAG_XATTR: &str = "rsgw.tag";
 /// Xattr marking a head object that an instance may hold in its object
 /// cache: a write of a marked head announces itself (see
-/// [`crate::object_cache`]). Set once, kept by overwrites.
+/// `cache::objects`). Set once, kept by overwrites.
 pub(crate) const CACHED_XATTR: &str = "rsgw.cached";
+/// Xattr of an index shard holding its usage counters
+/// ([`crate::model::index::Counters`]).
+pub(crate) const STATS_XATTR: &str = "rsgw.stats";
+/// Xattr of the rate limits' record: its generation, for read-modify-write.
+pub(crate) const GEN_XATTR: &str = "rsgw.gen";
+/// Xattr of the lifecycle worker's state object: `<holder> <expiry>` while
+/// a pass holds the lease.
+pub(crate) const LEASE_XATTR: &str = "rsgw.lease";
+/// Xattr of the lifecycle worker's state object: how far the pass got
+/// (`<bucket>\n<key>`).
+pub(crate) const MARKER_XATTR: &str = "rsgw.marker";
 
 pub(crate) fn user(uid: &str) -> ObjectId {
     ObjectId::in_namespace(META, "users", uid)

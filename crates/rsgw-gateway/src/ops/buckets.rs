@@ -1,153 +1,37 @@
-//! Buckets: naming rules, creation, deletion, lookup and bucket ACLs.
-
-use std::collections::BTreeMap;
+//! Buckets: creation, deletion, lookup, listing and bucket ACLs. The
+//! record is `model::bucket`'s, read through the cache by
+//! `engine::records`; the naming rules are `rules::names`'.
 
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
-use rsgw_store::{ObjectId, ReadOp, StoreError, WriteOp};
-use serde::{Deserialize, Serialize};
+use rsgw_store::{ReadOp, StoreError, WriteOp};
 
-use crate::acl::CannedAcl;
-use crate::authz::{Access, BucketPolicy, Requester, Target};
-use crate::cache::Change;
-use crate::cors::CorsRule;
-use crate::ids::{now_secs, unique_id};
-use crate::lifecycle::LifecycleRule;
-use crate::quota::Quota;
-use crate::website::WebsiteConfig;
-use crate::{Gateway, GatewayError, GatewayResult, layout, usage};
-
-/// A bucket's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BucketInfo {
-    /// The bucket's name.
-    pub name: String,
-    /// Its marker: names the index object and prefixes its data objects, so a
-    /// re-created bucket never sees an old one's leftovers.
-    pub id: String,
-    /// Owning user id.
-    pub owner: String,
-    /// Creation time, seconds since the epoch.
-    pub created: f64,
-    /// The bucket's canned ACL.
-    pub acl: CannedAcl,
-    /// Its index shards, fixed at creation (`s3.bucket_index_shards` then).
-    /// A record written before shards existed has none: one shard, the
-    /// index object named by the id alone.
-    #[serde(default = "one_shard")]
-    pub index_shards: u32,
-    /// Its bucket policy, if one is set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<BucketPolicy>,
-    /// Its CORS rules, if set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cors: Option<Vec<CorsRule>>,
-    /// Its website configuration, if set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub website: Option<WebsiteConfig>,
-    /// Its tags (Put/GetBucketTagging).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tags: BTreeMap<String, String>,
-    /// Its own quota (applies instead of its owner's bucket quota when
-    /// enabled).
-    #[serde(default, skip_serializing_if = "Quota::is_default")]
-    pub quota: Quota,
-    /// Its lifecycle rules, if set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lifecycle: Option<Vec<LifecycleRule>>,
-}
-
-fn one_shard() -> u32 {
-    1
-}
-
-/// Index shard objects created, removed or read at once.
-pub(crate) const SHARD_CONCURRENCY: usize = 32;
-
-impl BucketInfo {
-    /// Every index shard object of the bucket, in shard order.
-    pub(crate) fn index_shards(&self) -> Vec<ObjectId> {
-        layout::index_shards(&self.id, self.index_shards)
-    }
-
-    /// The index shard object that holds `key`.
-    pub(crate) fn index_of(&self, key: &str) -> ObjectId {
-        layout::index_of(&self.id, self.index_shards, key)
-    }
-}
-
-/// S3's bucket naming rules: 3-63 characters of lowercase letters, digits,
-/// '.' and '-', starting and ending with a letter or digit, no "..", ".-"
-/// or "-." (a label may not begin or end with a dash), and not shaped like an
-/// IPv4 address.
-pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
-    let bad = |why: &str| Err(GatewayError::InvalidBucketName(format!("'{name}': {why}")));
-    if !(3..=63).contains(&name.len()) {
-        return bad("must be 3 to 63 characters long");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
-    {
-        return bad("may hold only lowercase letters, digits, '.' and '-'");
-    }
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    if !alnum(name.as_bytes()[0]) || !alnum(name.as_bytes()[name.len() - 1]) {
-        return bad("must begin and end with a letter or digit");
-    }
-    if name.contains("..") {
-        return bad("may not contain two adjacent periods");
-    }
-    if name.contains(".-") || name.contains("-.") {
-        return bad("may not contain a dash next to a period");
-    }
-    if name.parse::<std::net::Ipv4Addr>().is_ok() {
-        return bad("may not be formatted as an IP address");
-    }
-    Ok(())
-}
+use crate::cache::meta::Change;
+use crate::model::acl::CannedAcl;
+use crate::model::bucket::BucketInfo;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::ids::{now_secs, unique_id};
+use crate::model::index::Counters;
+use crate::model::layout;
+use crate::model::limits::{POOL_LIST_PAGE, SHARD_CONCURRENCY};
+use crate::model::quota::Quota;
+use crate::ops::gateway::Gateway;
+use crate::rules::authz::{Access, Requester, Target, authorize};
+use crate::rules::names::validate_bucket_name;
 
 impl Gateway {
-    /// A bucket's record (cached; see the `cache` module).
+    /// A bucket's record (cached; see `cache::meta`).
     pub async fn bucket_info(&self, name: &str) -> GatewayResult<BucketInfo> {
-        if let Some(info) = self.cache.bucket(name) {
-            return Ok(info);
-        }
-        let ticket = self.cache.ticket();
-        let r = match self
-            .store
-            .read(&layout::bucket(name), ReadOp::new().read(0, 1 << 16))
-            .await
-        {
-            Err(StoreError::NotFound) => return Err(GatewayError::NoSuchBucket),
-            Err(StoreError::InvalidArgument(_)) => return Err(GatewayError::NoSuchBucket),
-            r => r?,
-        };
-        let info: BucketInfo = serde_json::from_slice(&r.data.unwrap_or_default())?;
-        self.cache.put_bucket(ticket, &info);
-        Ok(info)
+        self.engine.bucket_info(name).await
     }
 
-    /// A bucket's record read from the store, past the cache: what writes
-    /// use, so that an object is never stored under a bucket that another
-    /// process deleted (and perhaps re-created) while this one could not
-    /// watch for changes.
-    pub(crate) async fn bucket_info_fresh(&self, name: &str) -> GatewayResult<BucketInfo> {
-        self.cache.invalidate(Some(&Change::Bucket(name.into())));
-        self.bucket_info(name).await
+    /// Names of the buckets a user owns, in name order.
+    pub async fn user_buckets(&self, uid: &str) -> GatewayResult<Vec<String>> {
+        self.engine.user_buckets(uid).await
     }
 
-    /// After a miss under a possibly cached record: the bucket's current
-    /// record if it has been deleted and re-created since (another id),
-    /// `None` if it is the same bucket, `NoSuchBucket` if it is gone.
-    pub(crate) async fn bucket_replaced(
-        &self,
-        info: &BucketInfo,
-    ) -> GatewayResult<Option<BucketInfo>> {
-        let now = self.bucket_info_fresh(&info.name).await?;
-        Ok((now.id != info.id).then_some(now))
-    }
-
+    /// Writes a bucket's changed record and announces the change to every
+    /// instance.
     pub(crate) async fn save_bucket(&self, info: &BucketInfo) -> GatewayResult<()> {
         let data = Bytes::from(serde_json::to_vec(info)?);
         self.store
@@ -221,7 +105,7 @@ impl Gateway {
             .map(|id| async move {
                 let op = WriteOp::new()
                     .create_exclusive()
-                    .set_xattr(usage::STATS_XATTR, usage::Counters::NEW.encode());
+                    .set_xattr(layout::STATS_XATTR, Counters::NEW.encode());
                 self.store.write(&id, op).await
             })
             .buffer_unordered(SHARD_CONCURRENCY)
@@ -266,7 +150,7 @@ impl Gateway {
     /// Deletes an empty bucket.
     pub async fn delete_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<()> {
         let info = self.bucket_info(name).await?;
-        self.authorize(rq, Access::DeleteBucket, &Target::bucket(&info))?;
+        authorize(rq, Access::DeleteBucket, &Target::bucket(&info))?;
         if !self.index_is_empty(&info).await? {
             return Err(GatewayError::BucketNotEmpty);
         }
@@ -285,32 +169,6 @@ impl Gateway {
         self.remove_index(&info).await
     }
 
-    /// Names of the buckets a user owns, in name order.
-    pub async fn user_buckets(&self, uid: &str) -> GatewayResult<Vec<String>> {
-        self.omap_keys(&layout::user(uid)).await
-    }
-
-    /// Every omap key of `obj`, in order (none for an absent object).
-    pub(crate) async fn omap_keys(&self, obj: &ObjectId) -> GatewayResult<Vec<String>> {
-        let mut keys = Vec::new();
-        let mut after = String::new();
-        loop {
-            let page = match self
-                .store
-                .read(obj, ReadOp::new().omap(after.clone(), "", 1000))
-                .await
-            {
-                Err(StoreError::NotFound) => return Ok(keys),
-                r => r?.omap.unwrap_or_default(),
-            };
-            keys.extend(page.entries.into_iter().map(|(k, _)| k));
-            if !page.more {
-                return Ok(keys);
-            }
-            after = keys.last().cloned().unwrap_or_default();
-        }
-    }
-
     /// Every bucket name, in name order.
     pub async fn all_buckets(&self) -> GatewayResult<Vec<String>> {
         let mut lister = self
@@ -322,7 +180,7 @@ impl Gateway {
             .await?;
         let mut names = Vec::new();
         loop {
-            let page = lister.next_page(1000).await?;
+            let page = lister.next_page(POOL_LIST_PAGE).await?;
             if page.is_empty() {
                 names.sort();
                 return Ok(names);
@@ -347,21 +205,21 @@ impl Gateway {
     /// The bucket, if `rq` may list it (HeadBucket).
     pub async fn head_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
         let info = self.bucket_info(name).await?;
-        self.authorize(rq, Access::ListBucket, &Target::bucket(&info))?;
+        authorize(rq, Access::ListBucket, &Target::bucket(&info))?;
         Ok(info)
     }
 
     /// The bucket, for GetBucketLocation.
     pub async fn bucket_location(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
         let info = self.bucket_info(name).await?;
-        self.authorize(rq, Access::GetBucketLocation, &Target::bucket(&info))?;
+        authorize(rq, Access::GetBucketLocation, &Target::bucket(&info))?;
         Ok(info)
     }
 
     /// The bucket, for GetBucketAcl.
     pub async fn get_bucket_acl(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
         let info = self.bucket_info(name).await?;
-        self.authorize(rq, Access::GetBucketAcl, &Target::bucket(&info))?;
+        authorize(rq, Access::GetBucketAcl, &Target::bucket(&info))?;
         Ok(info)
     }
 
@@ -373,7 +231,7 @@ impl Gateway {
         acl: CannedAcl,
     ) -> GatewayResult<()> {
         let mut info = self.bucket_info_fresh(name).await?;
-        self.authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
+        authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
         info.acl = acl.for_bucket();
         self.save_bucket(&info).await
     }
@@ -384,67 +242,6 @@ mod tests {
     use super::*;
     use crate::testutil::{Fixture, OWNER, body, owner, small_opts};
 
-    /// S3's bucket naming rules (the ones radosgw enforces too).
-    #[test]
-    fn bucket_names() {
-        let ok = [
-            "abc".to_string(),
-            "a1b".into(),
-            "123".into(),
-            "my-bucket.2".into(),
-            "a.b".into(),
-            "a-b".into(),
-            "a--b".into(),
-            "0.0.0".into(),
-            "1.2.3.4.5".into(),
-            "192.168.1.1a".into(),
-            "a".repeat(63),
-        ];
-        for name in &ok {
-            assert!(validate_bucket_name(name).is_ok(), "{name}");
-        }
-        let bad = [
-            // length
-            "".to_string(),
-            "a".into(),
-            "ab".into(),
-            "a".repeat(64),
-            // characters
-            "Abc".into(),
-            "abC".into(),
-            "a_b".into(),
-            "a b".into(),
-            "a/b".into(),
-            "a:b".into(),
-            "abé".into(),
-            "ab\0".into(),
-            // first and last characters
-            "-ab".into(),
-            "ab-".into(),
-            ".ab".into(),
-            "ab.".into(),
-            // adjacent periods, a dash next to a period
-            "a..b".into(),
-            "a.-b".into(),
-            "a-.b".into(),
-            "ab.-.cd".into(),
-            // IPv4 addresses
-            "192.168.1.1".into(),
-            "1.2.3.4".into(),
-            "255.255.255.255".into(),
-        ];
-        for name in &bad {
-            assert!(
-                matches!(
-                    validate_bucket_name(name),
-                    Err(GatewayError::InvalidBucketName(..))
-                ),
-                "{name:?}"
-            );
-        }
-    }
-
-    /// Creating, re-creating and deleting buckets, as S3 answers them.
     #[tokio::test]
     async fn bucket_lifecycle() {
         let f = Fixture::new(small_opts()).await;

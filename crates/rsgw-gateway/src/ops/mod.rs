@@ -1,11 +1,22 @@
-//! The operations, one module per family.
+//! The operations, one module per family, each adding its methods to the
+//! [`crate::Gateway`] (`gateway`): buckets, objects (put, get, delete, copy,
+//! ACLs), multipart uploads, listings, tagging, policies, CORS, websites,
+//! lifecycle configurations, users and keys, quotas, rate limits, usage.
+//! An operation reads what it needs (the bucket's record, the object's),
+//! asks `rules` whether the request may go on, and writes through the
+//! `engine`.
 
 pub(crate) mod buckets;
+pub(crate) mod cors;
+pub(crate) mod gateway;
+pub(crate) mod lifecycle;
 pub(crate) mod list;
 pub(crate) mod multipart;
 pub(crate) mod objects;
 pub(crate) mod policy;
 pub(crate) mod quota;
+pub(crate) mod ratelimit;
 pub(crate) mod tagging;
+pub(crate) mod usage;
 pub(crate) mod users;
 pub(crate) mod website;

@@ -1,10 +1,12 @@
 //! Bucket policies: Put/Get/DeleteBucketPolicy and GetBucketPolicyStatus.
 //! The policy lives in the bucket's record, so every instance's record
-//! cache (kept coherent by the `coherence` module) carries it; the language
-//! and its evaluation are in the `authz` module.
+//! cache (kept coherent by `cache::coherence`) carries it; the language is
+//! `model::policy`, the decision it takes part in `rules::authz`.
 
-use crate::authz::{Access, BucketPolicy, Requester, Target};
-use crate::{Gateway, GatewayError, GatewayResult};
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::policy::BucketPolicy;
+use crate::ops::gateway::Gateway;
+use crate::rules::authz::{Access, Requester, Target, authorize};
 
 impl Gateway {
     /// Sets a bucket's policy after checking the document
@@ -16,7 +18,7 @@ impl Gateway {
         document: &str,
     ) -> GatewayResult<()> {
         let mut info = self.bucket_info_fresh(bucket).await?;
-        self.authorize(rq, Access::PutBucketPolicy, &Target::bucket(&info))?;
+        authorize(rq, Access::PutBucketPolicy, &Target::bucket(&info))?;
         let policy =
             BucketPolicy::parse(document, &info.name).map_err(GatewayError::MalformedPolicy)?;
         info.policy = Some(policy);
@@ -26,7 +28,7 @@ impl Gateway {
     /// A bucket's policy document, as it was put.
     pub async fn get_bucket_policy(&self, rq: &Requester, bucket: &str) -> GatewayResult<String> {
         let info = self.bucket_info(bucket).await?;
-        self.authorize(rq, Access::GetBucketPolicy, &Target::bucket(&info))?;
+        authorize(rq, Access::GetBucketPolicy, &Target::bucket(&info))?;
         info.policy
             .map(|p| p.text().to_string())
             .ok_or(GatewayError::NoSuchBucketPolicy)
@@ -35,7 +37,7 @@ impl Gateway {
     /// Removes a bucket's policy (none set is fine).
     pub async fn delete_bucket_policy(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
         let mut info = self.bucket_info_fresh(bucket).await?;
-        self.authorize(rq, Access::DeleteBucketPolicy, &Target::bucket(&info))?;
+        authorize(rq, Access::DeleteBucketPolicy, &Target::bucket(&info))?;
         if info.policy.take().is_some() {
             self.save_bucket(&info).await?;
         }
@@ -46,7 +48,7 @@ impl Gateway {
     /// `NoSuchBucketPolicy` without one, as AWS answers.
     pub async fn bucket_policy_status(&self, rq: &Requester, bucket: &str) -> GatewayResult<bool> {
         let info = self.bucket_info(bucket).await?;
-        self.authorize(rq, Access::GetBucketPolicyStatus, &Target::bucket(&info))?;
+        authorize(rq, Access::GetBucketPolicyStatus, &Target::bucket(&info))?;
         info.policy
             .map(|p| p.is_public())
             .ok_or(GatewayError::NoSuchBucketPolicy)
@@ -55,9 +57,10 @@ impl Gateway {
 
 #[cfg(test)]
 mod tests {
-    use crate::authz::Requester;
+    use crate::model::acl::CannedAcl;
+    use crate::model::error::GatewayError;
+    use crate::rules::authz::Requester;
     use crate::testutil::{Fixture, OWNER, small_opts};
-    use crate::{CannedAcl, GatewayError};
 
     const PUBLIC: &str = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::pol/*"}]}"#;
 

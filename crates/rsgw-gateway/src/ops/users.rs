@@ -1,82 +1,19 @@
 //! Users and their access keys (what `rsgw admin user ...` manages and
-//! SigV4 / SigV2 verification looks up).
+//! SigV4 / SigV2 verification looks up). The records are
+//! `model::user`'s.
 
 use bytes::Bytes;
 use rsgw_store::{ReadOp, StoreError, WriteOp};
-use serde::{Deserialize, Serialize};
 
-use crate::cache::Change;
-use crate::ids::{now_secs, random_bytes};
-use crate::quota::Quota;
-use crate::{Gateway, GatewayError, GatewayResult, layout};
-
-/// An S3 user, as `rsgw admin user info` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct User {
-    /// The user id (`--uid`).
-    pub user_id: String,
-    /// Display name, shown as the owner's name in listings.
-    pub display_name: String,
-    /// The user's S3 keys.
-    pub keys: Vec<AccessKey>,
-    /// Creation time, seconds since the epoch.
-    pub created: f64,
-    /// The user's quota over all their buckets.
-    #[serde(default)]
-    pub user_quota: Quota,
-    /// The quota of each of the user's buckets that has none of its own.
-    #[serde(default)]
-    pub bucket_quota: Quota,
-}
-
-/// One S3 key pair.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AccessKey {
-    /// The owning user id.
-    pub user: String,
-    /// Access key id.
-    pub access_key: String,
-    /// Secret key.
-    pub secret_key: String,
-}
-
-/// What an access key object stores.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct KeyRecord {
-    pub(crate) uid: String,
-    pub(crate) secret: String,
-}
-
-const ALNUM_UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-fn random_string(alphabet: &[u8], len: usize) -> GatewayResult<String> {
-    let bytes = random_bytes(len)
-        .map_err(|e| GatewayError::InvalidArgument(format!("no randomness: {e}")))?;
-    Ok(bytes
-        .iter()
-        .map(|b| alphabet[*b as usize % alphabet.len()] as char)
-        .collect())
-}
-
-fn validate_uid(uid: &str) -> GatewayResult<()> {
-    if uid.is_empty() || uid.len() > 255 || uid.chars().any(|c| c.is_control() || c == '/') {
-        return Err(GatewayError::InvalidArgument(
-            "user id must be 1-255 characters, without '/' or control characters".into(),
-        ));
-    }
-    Ok(())
-}
-
-fn validate_key_pair(access: &str, secret: &str) -> GatewayResult<()> {
-    let ok = |s: &str| !s.is_empty() && s.len() <= 128 && s.chars().all(|c| c.is_ascii_graphic());
-    if !ok(access) || !ok(secret) {
-        return Err(GatewayError::InvalidArgument(
-            "access and secret keys must be 1-128 printable ASCII characters".into(),
-        ));
-    }
-    Ok(())
-}
+use crate::cache::meta::Change;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::ids::{ALNUM, ALNUM_UPPER, now_secs, random_string};
+use crate::model::layout;
+use crate::model::limits::{ACCESS_KEY_CHARS, SECRET_KEY_CHARS};
+use crate::model::quota::Quota;
+use crate::model::user::{AccessKey, KeyRecord, User};
+use crate::ops::gateway::Gateway;
+use crate::rules::names::{validate_key_pair, validate_uid};
 
 impl Gateway {
     fn new_key_pair(&self, given: Option<(String, String)>) -> GatewayResult<(String, String)> {
@@ -85,7 +22,10 @@ impl Gateway {
                 validate_key_pair(&a, &s)?;
                 Ok((a, s))
             }
-            None => Ok((random_string(ALNUM_UPPER, 20)?, random_string(ALNUM, 40)?)),
+            None => Ok((
+                random_string(ALNUM_UPPER, ACCESS_KEY_CHARS)?,
+                random_string(ALNUM, SECRET_KEY_CHARS)?,
+            )),
         }
     }
 
@@ -272,54 +212,6 @@ impl Gateway {
 mod tests {
     use super::*;
     use crate::testutil::{Fixture, small_opts};
-
-    #[test]
-    fn user_ids() {
-        let long = "u".repeat(255);
-        for ok in ["a", "alice", "Alice Smith", "tenant$user", "ü", &long] {
-            assert!(validate_uid(ok).is_ok(), "{ok:?}");
-        }
-        let too_long = "u".repeat(256);
-        for bad in ["", "a/b", "/", "a\nb", "a\0b", "\t", &too_long] {
-            assert!(validate_uid(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn given_key_pairs() {
-        let max = "K".repeat(128);
-        let over = "K".repeat(129);
-        // (access key, secret key, accepted)
-        let cases: &[(&str, &str, bool)] = &[
-            ("AKIA0", "secret", true),
-            ("a!#$%&'()*+,-./:;<=>?@[]^_`{|}~", "s", true),
-            (&max, &max, true),
-            ("", "secret", false),
-            ("AKIA0", "", false),
-            (&over, "secret", false),
-            ("AKIA0", &over, false),
-            ("AK IA", "secret", false),
-            ("AKIA0", "sec ret", false),
-            ("AKIÄ", "secret", false),
-            ("AKIA0", "secret\n", false),
-        ];
-        for &(access, secret, ok) in cases {
-            assert_eq!(
-                validate_key_pair(access, secret).is_ok(),
-                ok,
-                "{access:?} {secret:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn generated_strings_keep_to_their_alphabet() {
-        for (alphabet, len) in [(ALNUM_UPPER, 20), (ALNUM, 40)] {
-            let s = random_string(alphabet, len).expect("random");
-            assert_eq!(s.len(), len);
-            assert!(s.bytes().all(|b| alphabet.contains(&b)), "{s}");
-        }
-    }
 
     /// Users and keys: creation, lookup, removal, and the refusals.
     #[tokio::test]

@@ -2,8 +2,8 @@
 //!
 //! Each gateway operation names its [`Access`] (the table below gives its
 //! IAM action and the ACL rule that applies without a policy) and asks
-//! [`Gateway::authorize`] once it holds what the decision needs (the
-//! bucket's record, and for object ACLs the object's). The decision follows
+//! [`authorize`] once it holds what the decision needs (the bucket's
+//! record, and for object ACLs the object's). The decision follows
 //! AWS's order: the bucket policy's explicit `Deny` refuses, its `Allow`
 //! allows, and when it says nothing (or there is none) the owners and
 //! canned ACLs decide.
@@ -11,14 +11,14 @@
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub use crate::model::policy::{BucketPolicy, MAX_POLICY_BYTES};
-
-use crate::acl::{CannedAcl, Principal};
-use crate::buckets::BucketInfo;
-use crate::list::ListParams;
+use crate::model::acl::CannedAcl;
+use crate::model::bucket::BucketInfo;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::params::ListParams;
 use crate::model::policy::Effect;
+use crate::model::policy::action::Action;
 use crate::model::policy::conditions::Lookup;
-use crate::{Gateway, GatewayError, GatewayResult};
+use crate::rules::acl::Principal;
 
 /// Who makes a request, and what of the request a policy's conditions may
 /// test.
@@ -78,177 +78,6 @@ impl Requester {
             Principal::User(u) => Some(u),
             Principal::Anonymous => None,
         }
-    }
-}
-
-/// Declares [`Action`] with each action's IAM name and whether it is on
-/// objects (`arn:aws:s3:::bucket/key`) or on the bucket.
-macro_rules! actions {
-    ($($name:ident = $iam:literal, $on_object:literal;)*) => {
-        /// The IAM actions of the S3 operations rsgw serves.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Action {
-            $(#[doc = $iam] $name,)*
-        }
-
-        impl Action {
-            /// Every action rsgw serves.
-            pub(crate) const KNOWN_ACTIONS: &'static [Action] = &[$(Action::$name,)*];
-
-            /// Its IAM name (`s3:GetObject`).
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(Action::$name => $iam,)*
-                }
-            }
-
-            /// Whether its resource is an object rather than the bucket.
-            pub fn on_object(self) -> bool {
-                match self {
-                    $(Action::$name => $on_object,)*
-                }
-            }
-        }
-    };
-}
-
-actions! {
-    ListBucket = "s3:ListBucket", false;
-    ListBucketVersions = "s3:ListBucketVersions", false;
-    ListBucketMultipartUploads = "s3:ListBucketMultipartUploads", false;
-    DeleteBucket = "s3:DeleteBucket", false;
-    GetBucketLocation = "s3:GetBucketLocation", false;
-    GetBucketAcl = "s3:GetBucketAcl", false;
-    PutBucketAcl = "s3:PutBucketAcl", false;
-    GetBucketPolicy = "s3:GetBucketPolicy", false;
-    PutBucketPolicy = "s3:PutBucketPolicy", false;
-    DeleteBucketPolicy = "s3:DeleteBucketPolicy", false;
-    GetBucketPolicyStatus = "s3:GetBucketPolicyStatus", false;
-    GetBucketCors = "s3:GetBucketCORS", false;
-    PutBucketCors = "s3:PutBucketCORS", false;
-    GetBucketWebsite = "s3:GetBucketWebsite", false;
-    PutBucketWebsite = "s3:PutBucketWebsite", false;
-    DeleteBucketWebsite = "s3:DeleteBucketWebsite", false;
-    GetBucketTagging = "s3:GetBucketTagging", false;
-    PutBucketTagging = "s3:PutBucketTagging", false;
-    GetLifecycleConfiguration = "s3:GetLifecycleConfiguration", false;
-    PutLifecycleConfiguration = "s3:PutLifecycleConfiguration", false;
-    GetObject = "s3:GetObject", true;
-    PutObject = "s3:PutObject", true;
-    DeleteObject = "s3:DeleteObject", true;
-    GetObjectAcl = "s3:GetObjectAcl", true;
-    PutObjectAcl = "s3:PutObjectAcl", true;
-    GetObjectTagging = "s3:GetObjectTagging", true;
-    PutObjectTagging = "s3:PutObjectTagging", true;
-    DeleteObjectTagging = "s3:DeleteObjectTagging", true;
-    AbortMultipartUpload = "s3:AbortMultipartUpload", true;
-    ListMultipartUploadParts = "s3:ListMultipartUploadParts", true;
-}
-
-impl Action {
-    /// Every S3 action a policy may name, served by rsgw or not (AWS's
-    /// and radosgw's list): a policy written for AWS or radosgw is
-    /// accepted; a misspelt action is `MalformedPolicy`.
-    pub(crate) const KNOWN: &'static [&'static str] = &[
-        "s3:AbortMultipartUpload",
-        "s3:BypassGovernanceRetention",
-        "s3:CreateBucket",
-        "s3:DeleteBucket",
-        "s3:DeleteBucketOwnershipControls",
-        "s3:DeleteBucketPolicy",
-        "s3:DeleteBucketWebsite",
-        "s3:DeleteObject",
-        "s3:DeleteObjectTagging",
-        "s3:DeleteObjectVersion",
-        "s3:DeleteObjectVersionTagging",
-        "s3:DeleteReplicationConfiguration",
-        "s3:GetAccelerateConfiguration",
-        "s3:GetAnalyticsConfiguration",
-        "s3:GetBucketAcl",
-        "s3:GetBucketCORS",
-        "s3:GetBucketEncryption",
-        "s3:GetBucketLocation",
-        "s3:GetBucketLogging",
-        "s3:GetBucketNotification",
-        "s3:GetBucketObjectLockConfiguration",
-        "s3:GetBucketOwnershipControls",
-        "s3:GetBucketPolicy",
-        "s3:GetBucketPolicyStatus",
-        "s3:GetBucketPublicAccessBlock",
-        "s3:GetBucketRequestPayment",
-        "s3:GetBucketTagging",
-        "s3:GetBucketVersioning",
-        "s3:GetBucketWebsite",
-        "s3:GetEncryptionConfiguration",
-        "s3:GetInventoryConfiguration",
-        "s3:GetLifecycleConfiguration",
-        "s3:GetMetricsConfiguration",
-        "s3:GetObject",
-        "s3:GetObjectAcl",
-        "s3:GetObjectAttributes",
-        "s3:GetObjectLegalHold",
-        "s3:GetObjectRetention",
-        "s3:GetObjectTagging",
-        "s3:GetObjectTorrent",
-        "s3:GetObjectVersion",
-        "s3:GetObjectVersionAcl",
-        "s3:GetObjectVersionAttributes",
-        "s3:GetObjectVersionTagging",
-        "s3:GetObjectVersionTorrent",
-        "s3:GetReplicationConfiguration",
-        "s3:ListAllMyBuckets",
-        "s3:ListBucket",
-        "s3:ListBucketMultipartUploads",
-        "s3:ListBucketVersions",
-        "s3:ListMultipartUploadParts",
-        "s3:PutAccelerateConfiguration",
-        "s3:PutAnalyticsConfiguration",
-        "s3:PutBucketAcl",
-        "s3:PutBucketCORS",
-        "s3:PutBucketLogging",
-        "s3:PutBucketNotification",
-        "s3:PutBucketObjectLockConfiguration",
-        "s3:PutBucketOwnershipControls",
-        "s3:PutBucketPolicy",
-        "s3:PutBucketPublicAccessBlock",
-        "s3:PutBucketRequestPayment",
-        "s3:PutBucketTagging",
-        "s3:PutBucketVersioning",
-        "s3:PutBucketWebsite",
-        "s3:PutEncryptionConfiguration",
-        "s3:PutInventoryConfiguration",
-        "s3:PutLifecycleConfiguration",
-        "s3:PutMetricsConfiguration",
-        "s3:PutObject",
-        "s3:PutObjectAcl",
-        "s3:PutObjectLegalHold",
-        "s3:PutObjectRetention",
-        "s3:PutObjectTagging",
-        "s3:PutObjectVersionAcl",
-        "s3:PutObjectVersionTagging",
-        "s3:PutReplicationConfiguration",
-        "s3:ReplicateDelete",
-        "s3:ReplicateObject",
-        "s3:ReplicateTags",
-        "s3:RestoreObject",
-    ];
-
-    /// Its bit in a statement's set of matched actions.
-    pub(crate) fn bit(self) -> u64 {
-        1 << (self as u32)
-    }
-
-    /// Its IAM name in lowercase, as policies' patterns are kept.
-    pub(crate) fn lower_name(self) -> &'static str {
-        // built once: action names are matched on every policy evaluation
-        static LOWER: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-        let all = LOWER.get_or_init(|| {
-            Action::KNOWN_ACTIONS
-                .iter()
-                .map(|a| a.name().to_ascii_lowercase())
-                .collect()
-        });
-        &all[self as usize]
     }
 }
 
@@ -548,41 +377,41 @@ pub(crate) fn allowed(rq: &Requester, access: Access, t: &Target<'_>) -> bool {
     acl_allows(rule, rq, t)
 }
 
-impl Gateway {
-    /// Refuses with `AccessDenied` unless `rq` may do `access` on `t`.
-    pub(crate) fn authorize(
-        &self,
-        rq: &Requester,
-        access: Access,
-        t: &Target<'_>,
-    ) -> GatewayResult<()> {
-        if allowed(rq, access, t) {
-            Ok(())
-        } else {
-            tracing::debug!(
-                action = access.row().0.name(),
-                bucket = %t.bucket.name,
-                "access denied"
-            );
-            Err(GatewayError::AccessDenied)
-        }
+/// Refuses with `AccessDenied` unless `rq` may do `access` on `t`.
+pub(crate) fn authorize(rq: &Requester, access: Access, t: &Target<'_>) -> GatewayResult<()> {
+    if allowed(rq, access, t) {
+        Ok(())
+    } else {
+        tracing::debug!(
+            action = access.row().0.name(),
+            bucket = %t.bucket.name,
+            "access denied"
+        );
+        Err(GatewayError::AccessDenied)
     }
+}
 
-    /// The error for a key that does not exist: `NoSuchKey` to whom may
-    /// list the bucket, `AccessDenied` to others (who must not learn which
-    /// keys exist), as AWS answers.
-    pub(crate) fn missing_key(&self, rq: &Requester, bucket: &BucketInfo) -> GatewayError {
-        if allowed(rq, Access::ListBucket, &Target::bucket(bucket)) {
-            GatewayError::NoSuchKey
-        } else {
-            GatewayError::AccessDenied
-        }
+/// The error for a key that does not exist: `NoSuchKey` to whom may
+/// list the bucket, `AccessDenied` to others (who must not learn which
+/// keys exist), as AWS answers.
+pub(crate) fn missing_key(rq: &Requester, bucket: &BucketInfo) -> GatewayError {
+    if allowed(rq, Access::ListBucket, &Target::bucket(bucket)) {
+        GatewayError::NoSuchKey
+    } else {
+        GatewayError::AccessDenied
     }
+}
+
+/// Who owns what `rq` writes into `bucket`: the writer, or the bucket's
+/// owner for an anonymous writer (as in radosgw).
+pub(crate) fn writer<'a>(rq: &'a Requester, bucket: &'a BucketInfo) -> &'a str {
+    rq.uid().unwrap_or(&bucket.owner)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::policy::BucketPolicy;
 
     fn bucket(acl: CannedAcl, policy: Option<&str>) -> BucketInfo {
         BucketInfo {

@@ -1,40 +1,12 @@
-//! CORS: a bucket's rules for browsers on other origins (Put/Get/Delete
-//! BucketCors), and which rule, if any, lets a request through. Like the
-//! bucket policy, the rules live in the bucket's record, so the coherent
-//! record cache carries them to every instance; the S3 layer answers
-//! preflight `OPTIONS` and adds the `Access-Control-*` headers from the
-//! rule found here.
+//! CORS: which of a bucket's rules, if any, lets a browser on another
+//! origin through, and the checks S3 makes of a configuration put. The S3
+//! layer answers preflight `OPTIONS` and adds the `Access-Control-*`
+//! headers from the rule found here.
 
-use serde::{Deserialize, Serialize};
-
-use crate::authz::{Access, Requester, Target};
-use crate::buckets::BucketInfo;
-use crate::{Gateway, GatewayError, GatewayResult};
-
-/// S3's limit on rules in one configuration.
-pub const MAX_CORS_RULES: usize = 100;
-
-/// One CORS rule, as S3's `CORSRule`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CorsRule {
-    /// Its `ID`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// `AllowedOrigin`: origins, each with at most one `*`.
-    pub allowed_origins: Vec<String>,
-    /// `AllowedMethod`: GET, PUT, POST, DELETE, HEAD.
-    pub allowed_methods: Vec<String>,
-    /// `AllowedHeader`: request headers a preflight may ask for, each with
-    /// at most one `*`.
-    #[serde(default)]
-    pub allowed_headers: Vec<String>,
-    /// `ExposeHeader`: response headers the browser may show the page.
-    #[serde(default)]
-    pub expose_headers: Vec<String>,
-    /// `MaxAgeSeconds`: how long a browser may keep a preflight's answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_age_seconds: Option<i32>,
-}
+use crate::model::bucket::BucketInfo;
+use crate::model::cors::CorsRule;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::limits::MAX_CORS_RULES;
 
 /// The methods a CORS rule may allow.
 const METHODS: &[&str] = &["GET", "PUT", "POST", "DELETE", "HEAD"];
@@ -94,6 +66,20 @@ impl CorsRule {
     }
 }
 
+/// Checks a configuration as S3 does when it is put: 1 to
+/// [`MAX_CORS_RULES`] rules, each well formed.
+pub(crate) fn check_cors(rules: &[CorsRule]) -> GatewayResult<()> {
+    if rules.is_empty() || rules.len() > MAX_CORS_RULES {
+        return Err(GatewayError::MalformedXml(format!(
+            "a CORS configuration holds 1 to {MAX_CORS_RULES} rules"
+        )));
+    }
+    for r in rules {
+        r.check()?;
+    }
+    Ok(())
+}
+
 /// A pattern with at most one `*`.
 fn wildcard(pattern: &str, s: &str) -> bool {
     match pattern.split_once('*') {
@@ -119,54 +105,9 @@ pub fn matching_rule<'a>(
         .find(|r| r.allows(origin, method, headers))
 }
 
-impl Gateway {
-    /// Sets a bucket's CORS rules.
-    pub async fn put_bucket_cors(
-        &self,
-        rq: &Requester,
-        bucket: &str,
-        rules: Vec<CorsRule>,
-    ) -> GatewayResult<()> {
-        let mut info = self.bucket_info_fresh(bucket).await?;
-        self.authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
-        if rules.is_empty() || rules.len() > MAX_CORS_RULES {
-            return Err(GatewayError::MalformedXml(format!(
-                "a CORS configuration holds 1 to {MAX_CORS_RULES} rules"
-            )));
-        }
-        for r in &rules {
-            r.check()?;
-        }
-        info.cors = Some(rules);
-        self.save_bucket(&info).await
-    }
-
-    /// A bucket's CORS rules; `NoSuchCORSConfiguration` without any.
-    pub async fn get_bucket_cors(
-        &self,
-        rq: &Requester,
-        bucket: &str,
-    ) -> GatewayResult<Vec<CorsRule>> {
-        let info = self.bucket_info(bucket).await?;
-        self.authorize(rq, Access::GetBucketCors, &Target::bucket(&info))?;
-        info.cors.ok_or(GatewayError::NoSuchCorsConfiguration)
-    }
-
-    /// Removes a bucket's CORS rules (none set is fine).
-    pub async fn delete_bucket_cors(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
-        let mut info = self.bucket_info_fresh(bucket).await?;
-        self.authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
-        if info.cors.take().is_some() {
-            self.save_bucket(&info).await?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{Fixture, OWNER, small_opts};
 
     fn rule(origins: &[&str], methods: &[&str], headers: &[&str]) -> CorsRule {
         CorsRule {
@@ -236,43 +177,5 @@ mod tests {
             let e = r.check().expect_err(code);
             assert!(e.to_string().contains(code), "{e}");
         }
-    }
-
-    #[tokio::test]
-    async fn put_get_delete() {
-        let (f, _) = Fixture::with_bucket(small_opts(), "cors").await;
-        let owner = Requester::user(OWNER);
-        assert!(matches!(
-            f.gw.get_bucket_cors(&owner, "cors").await,
-            Err(GatewayError::NoSuchCorsConfiguration)
-        ));
-        let rules = vec![rule(&["*"], &["GET"], &[])];
-        assert!(matches!(
-            f.gw.put_bucket_cors(&Requester::user("bob"), "cors", rules.clone())
-                .await,
-            Err(GatewayError::AccessDenied)
-        ));
-        assert!(matches!(
-            f.gw.put_bucket_cors(&owner, "cors", vec![]).await,
-            Err(GatewayError::MalformedXml(_))
-        ));
-        f.gw.put_bucket_cors(&owner, "cors", rules.clone())
-            .await
-            .expect("put");
-        assert_eq!(
-            f.gw.get_bucket_cors(&owner, "cors").await.expect("get"),
-            rules
-        );
-        let info = f.gw.bucket_info_fresh("cors").await.expect("record");
-        assert!(matching_rule(&info, "https://x", "GET", &[]).is_some());
-        assert!(matching_rule(&info, "https://x", "PUT", &[]).is_none());
-        f.gw.delete_bucket_cors(&owner, "cors")
-            .await
-            .expect("delete");
-        f.gw.delete_bucket_cors(&owner, "cors")
-            .await
-            .expect("again");
-        let info = f.gw.bucket_info_fresh("cors").await.expect("record");
-        assert!(matching_rule(&info, "https://x", "GET", &[]).is_none());
     }
 }

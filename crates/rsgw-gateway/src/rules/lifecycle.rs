@@ -1,64 +1,15 @@
-//! Bucket lifecycle: the configuration (Put/Get/DeleteBucketLifecycleConfiguration,
-//! kept in the bucket's record) and the rules' checks, as S3 and radosgw
-//! make them. Rules expire current objects a number of days after their
-//! last modification or from a date, filtered by key prefix and tags, and
-//! abort multipart uploads left incomplete a number of days after they
-//! began. The worker that applies them is the `lc` module.
+//! Lifecycle rules: the checks S3 and radosgw make of a configuration,
+//! and what a rule applies to and when. Rules expire current objects a
+//! number of days after their last modification or from a date, filtered
+//! by key prefix and tags, and abort multipart uploads left incomplete a
+//! number of days after they began. The worker that applies them is
+//! `workers::lc`.
 
 use std::collections::BTreeMap;
 
-use bytes::Bytes;
-use rsgw_store::{StoreError, WriteOp};
-use serde::{Deserialize, Serialize};
-
-use crate::authz::{Access, Requester, Target};
-use crate::{Gateway, GatewayError, GatewayResult, layout};
-
-/// Rules a configuration may hold (S3's limit).
-pub const MAX_LIFECYCLE_RULES: usize = 1000;
-/// Longest rule id (S3's limit).
-pub const MAX_RULE_ID: usize = 255;
-
-/// How a rule's filter was written, so that GET answers it back as given.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FilterForm {
-    /// `<Prefix>` on the rule itself (the older form).
-    RulePrefix,
-    /// `<Filter><Prefix>` (also an empty `<Filter/>`).
-    #[default]
-    Prefix,
-    /// `<Filter><Tag>`.
-    Tag,
-    /// `<Filter><And>`: a prefix and tags.
-    And,
-}
-
-/// One lifecycle rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LifecycleRule {
-    /// Its id (unique in the configuration).
-    pub id: String,
-    /// `Status`: only enabled rules are applied.
-    pub enabled: bool,
-    /// How the filter was written.
-    #[serde(default)]
-    pub form: FilterForm,
-    /// Keys the rule applies to start with this.
-    #[serde(default)]
-    pub prefix: String,
-    /// ... and carry each of these tags.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tags: BTreeMap<String, String>,
-    /// Expire objects this many days after their last modification.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expiration_days: Option<u32>,
-    /// Expire objects from this date (seconds since the epoch, a midnight UTC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expiration_date: Option<i64>,
-    /// Abort multipart uploads this many days after they began.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abort_incomplete_days: Option<u32>,
-}
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::lifecycle::LifecycleRule;
+use crate::model::limits::{MAX_LIFECYCLE_RULES, MAX_RULE_ID};
 
 impl LifecycleRule {
     /// Whether the rule applies to `key` with `tags`.
@@ -152,75 +103,10 @@ pub fn check_lifecycle(rules: Vec<LifecycleRule>) -> GatewayResult<Vec<Lifecycle
     Ok(rules)
 }
 
-impl Gateway {
-    /// A bucket's lifecycle rules (GetBucketLifecycleConfiguration).
-    pub async fn get_bucket_lifecycle(
-        &self,
-        rq: &Requester,
-        bucket: &str,
-    ) -> GatewayResult<Vec<LifecycleRule>> {
-        let info = self.bucket_info(bucket).await?;
-        self.authorize(rq, Access::GetLifecycle, &Target::bucket(&info))?;
-        info.lifecycle
-            .ok_or(GatewayError::NoSuchLifecycleConfiguration)
-    }
-
-    /// Replaces a bucket's lifecycle rules, checked
-    /// (PutBucketLifecycleConfiguration).
-    pub async fn put_bucket_lifecycle(
-        &self,
-        rq: &Requester,
-        bucket: &str,
-        rules: Vec<LifecycleRule>,
-    ) -> GatewayResult<()> {
-        let mut info = self.bucket_info_fresh(bucket).await?;
-        self.authorize(rq, Access::PutLifecycle, &Target::bucket(&info))?;
-        info.lifecycle = Some(check_lifecycle(rules)?);
-        // listed for the worker first: a crash in between leaves a bucket
-        // listed without rules (skipped), never rules the worker misses
-        self.store
-            .write(
-                &layout::lc_buckets(),
-                WriteOp::new().create().omap_set([(bucket, Bytes::new())]),
-            )
-            .await?;
-        self.save_bucket(&info).await
-    }
-
-    /// The buckets listed as having lifecycle rules, in name order.
-    pub(crate) async fn lifecycle_buckets(&self) -> GatewayResult<Vec<String>> {
-        self.omap_keys(&layout::lc_buckets()).await
-    }
-
-    /// Takes a deleted bucket off the worker's list.
-    pub(crate) async fn unlist_lifecycle(&self, bucket: &str) -> GatewayResult<()> {
-        match self
-            .store
-            .write(&layout::lc_buckets(), WriteOp::new().omap_rm([bucket]))
-            .await
-        {
-            Ok(_) | Err(StoreError::NotFound) => Ok(()),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Removes a bucket's lifecycle rules (DeleteBucketLifecycle; none is
-    /// fine).
-    pub async fn delete_bucket_lifecycle(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
-        let mut info = self.bucket_info_fresh(bucket).await?;
-        self.authorize(rq, Access::PutLifecycle, &Target::bucket(&info))?;
-        // the bucket stays on the worker's list (skipped while it has no
-        // rules): taking it off here could undo a concurrent Put's listing
-        if info.lifecycle.take().is_some() {
-            self.save_bucket(&info).await?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::lifecycle::FilterForm;
 
     fn rule(id: &str) -> LifecycleRule {
         LifecycleRule {

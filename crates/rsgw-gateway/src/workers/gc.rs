@@ -3,9 +3,13 @@
 
 use rsgw_store::{ReadOp, StoreError};
 
-use crate::ids::now_secs;
-use crate::objects::GcEntry;
-use crate::{Gateway, GatewayResult, layout};
+use crate::engine::omap::OmapWalk;
+use crate::model::error::GatewayResult;
+use crate::model::gc::{GcEntry, GcKind};
+use crate::model::ids::now_secs;
+use crate::model::layout;
+use crate::model::upload::{PartInfo, part_key};
+use crate::ops::gateway::Gateway;
 
 /// What one collection pass did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,74 +31,74 @@ impl Gateway {
     /// references its tag.
     pub async fn collect_garbage(&self, min_age: std::time::Duration) -> GatewayResult<GcReport> {
         let mut report = GcReport::default();
-        let mut after = String::new();
+        let log = layout::gc_log();
+        let mut entries = OmapWalk::new(&*self.store, &log, "", "");
         loop {
-            let page = match self
-                .store
-                .read(
-                    &layout::gc_log(),
-                    ReadOp::new().omap(after.clone(), "", 1000),
-                )
-                .await
-            {
-                Err(StoreError::NotFound) => return Ok(report),
-                r => r?.omap.unwrap_or_default(),
+            let (tag, value) = match entries.next().await {
+                Ok(Some(entry)) => entry,
+                Ok(None) | Err(StoreError::NotFound) => return Ok(report),
+                Err(e) => return Err(e.into()),
             };
-            for (tag, value) in &page.entries {
-                after = tag.clone();
-                report.entries += 1;
-                let entry: GcEntry = serde_json::from_slice(value)?;
-                if entry.kind == "replacing" {
-                    let head = layout::head(&entry.bucket_id, &entry.key);
-                    let current = match self.store.read(&head, ReadOp::new().xattrs()).await {
-                        Ok(r) => r.xattrs.unwrap_or_default().get(layout::TAG_XATTR).cloned(),
-                        Err(StoreError::NotFound) => None,
-                        Err(e) => return Err(e.into()),
-                    };
-                    if current.is_some()
-                        && current.as_deref() == entry.while_head.as_deref().map(str::as_bytes)
-                    {
-                        // the replacing write never committed: still live
-                        self.gc_forget(tag).await?;
-                        report.collected += 1;
-                        continue;
-                    }
+            report.entries += 1;
+            let entry: GcEntry = serde_json::from_slice(&value)?;
+            let live = match &entry.kind {
+                // the replacing write never committed: still live
+                GcKind::Replacing { while_head } => {
+                    self.head_tag(&entry).await?.as_deref() == Some(while_head.as_bytes())
                 }
-                if entry.kind == "upload" {
-                    if now_secs() - entry.time < min_age.as_secs_f64() {
-                        report.in_progress += 1;
-                        continue;
-                    }
-                    if let Some((upload_id, number)) = &entry.part_of {
-                        if self.part_committed(upload_id, *number, tag).await? {
-                            self.gc_forget(tag).await?;
-                            report.collected += 1;
-                            continue;
-                        }
-                    } else {
-                        let head = layout::head(&entry.bucket_id, &entry.key);
-                        let current = match self.store.read(&head, ReadOp::new().xattrs()).await {
-                            Ok(r) => r.xattrs.unwrap_or_default().get(layout::TAG_XATTR).cloned(),
-                            Err(StoreError::NotFound) => None,
-                            Err(e) => return Err(e.into()),
-                        };
-                        if current.as_deref() == Some(tag.as_bytes()) {
-                            // the write committed; only its log entry was left
-                            self.gc_forget(tag).await?;
-                            report.collected += 1;
-                            continue;
-                        }
-                    }
+                GcKind::Upload { .. } if now_secs() - entry.time < min_age.as_secs_f64() => {
+                    report.in_progress += 1;
+                    continue;
                 }
+                // the write committed; only its log entry was left
+                GcKind::Upload {
+                    part_of: Some((upload_id, number)),
+                } => self.part_committed(upload_id, *number, &tag).await?,
+                GcKind::Upload { part_of: None } => {
+                    self.head_tag(&entry).await?.as_deref() == Some(tag.as_bytes())
+                }
+                GcKind::Replaced => false,
+            };
+            if !live {
                 report.stripes_deleted += self
-                    .delete_stripes(&entry.bucket_id, tag, entry.stripes)
+                    .delete_stripes(&entry.bucket_id, &tag, entry.stripes)
                     .await?;
-                self.gc_forget(tag).await?;
-                report.collected += 1;
             }
-            if !page.more {
-                return Ok(report);
-            }
+            self.gc_forget(&tag).await?;
+            report.collected += 1;
+        }
+    }
+
+    /// The write tag the head of `entry`'s key carries now (`None`: no
+    /// head).
+    async fn head_tag(&self, entry: &GcEntry) -> GatewayResult<Option<bytes::Bytes>> {
+        let head = layout::head(&entry.bucket_id, &entry.key);
+        match self.store.read(&head, ReadOp::new().xattrs()).await {
+            Ok(r) => Ok(r.xattrs.unwrap_or_default().remove(layout::TAG_XATTR)),
+            Err(StoreError::NotFound) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Whether a part recorded in an upload carries `tag` (the collector's
+    /// test for a part whose GC log entry outlived its commit).
+    async fn part_committed(&self, upload_id: &str, number: u32, tag: &str) -> GatewayResult<bool> {
+        match self
+            .store
+            .read(
+                &layout::upload(upload_id),
+                ReadOp::new().omap_keys([part_key(number)]),
+            )
+            .await
+        {
+            Ok(r) => Ok(r
+                .omap_keys
+                .unwrap_or_default()
+                .get(&part_key(number))
+                .and_then(|v| serde_json::from_slice::<PartInfo>(v).ok())
+                .is_some_and(|p| p.tail.tag == tag)),
+            Err(StoreError::NotFound) => Ok(false),
+            Err(e) => Err(e.into()),
         }
     }
 }
@@ -108,9 +112,8 @@ mod tests {
     use rsgw_store::WriteOp;
 
     use super::*;
-    use crate::multipart::part_key;
+    use crate::model::object::Tail;
     use crate::testutil::{Fixture, small_opts};
-    use crate::{PartInfo, Tail};
 
     const BUCKET_ID: &str = "0123456789abcdef";
     const TAG: &str = "feedfacefeedface";
@@ -307,17 +310,22 @@ mod tests {
                     .await
                     .expect("upload record");
             }
+            let part_of = match c.part {
+                Part::Whole => None,
+                Part::Recorded(_) | Part::UploadGone => Some((UPLOAD.into(), 1)),
+            };
             let entry = GcEntry {
-                kind: c.kind.into(),
+                kind: match c.kind {
+                    "upload" => GcKind::Upload { part_of },
+                    "replacing" => GcKind::Replacing {
+                        while_head: c.while_head.expect("its head").into(),
+                    },
+                    _ => GcKind::Replaced,
+                },
                 bucket_id: BUCKET_ID.into(),
                 key: "k".into(),
                 stripes: c.logged_stripes,
                 time: now_secs() - c.age_s,
-                part_of: match c.part {
-                    Part::Whole => None,
-                    Part::Recorded(_) | Part::UploadGone => Some((UPLOAD.into(), 1)),
-                },
-                while_head: c.while_head.map(String::from),
             };
             f.gw.gc_note(TAG, &entry).await.expect("log");
 
@@ -380,13 +388,11 @@ mod tests {
                     .expect("stripe");
             }
             let entry = GcEntry {
-                kind: "replaced".into(),
+                kind: GcKind::Replaced,
                 bucket_id: BUCKET_ID.into(),
                 key: "k".into(),
                 stripes: count,
                 time: now_secs(),
-                part_of: None,
-                while_head: None,
             };
             f.gw.gc_note(TAG, &entry).await.expect("log");
             let report = f.gw.collect_garbage(MIN_AGE).await.expect("collect");
@@ -414,13 +420,15 @@ mod tests {
         let entries: Vec<(String, Bytes)> = (0..2500)
             .map(|i| {
                 let e = GcEntry {
-                    kind: if i % 2 == 0 { "replaced" } else { "upload" }.into(),
+                    kind: if i % 2 == 0 {
+                        GcKind::Replaced
+                    } else {
+                        GcKind::Upload { part_of: None }
+                    },
                     bucket_id: BUCKET_ID.into(),
                     key: format!("k{i}"),
                     stripes: Some(0),
                     time: now_secs(),
-                    part_of: None,
-                    while_head: None,
                 };
                 let v = Bytes::from(serde_json::to_vec(&e).expect("json"));
                 (format!("tag{i:05}"), v)

@@ -1,5 +1,5 @@
 //! The lifecycle worker: a pass applies every bucket's enabled lifecycle
-//! rules (the `lifecycle` module), expiring objects and aborting
+//! rules (`rules::lifecycle`), expiring objects and aborting
 //! incomplete multipart uploads.
 //!
 //! - **One instance at a time** across the cluster: a pass holds a lease,
@@ -30,85 +30,33 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use rsgw_store::{CmpOp, ReadOp, StoreError, WriteOp};
-use serde::{Deserialize, Serialize};
 
-use crate::authz::Requester;
-use crate::ids::now_secs;
-use crate::lifecycle::{LifecycleRule, age_reached};
-use crate::list::ListParams;
-use crate::{Gateway, GatewayError, GatewayResult, layout};
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::ids::now_secs;
+use crate::model::layout::{self, LEASE_XATTR, MARKER_XATTR};
+use crate::model::lifecycle::{
+    LcPass, LcReport, LcStatus, LifecycleRule, lease_value, marker_value, parse_lease, parse_marker,
+};
+use crate::model::limits::MAX_KEYS;
+use crate::model::object::ObjectMeta;
+use crate::model::params::ListParams;
+use crate::ops::gateway::Gateway;
+use crate::rules::authz::Requester;
+use crate::rules::lifecycle::age_reached;
 
-const LEASE_XATTR: &str = "rsgw.lease";
-const MARKER_XATTR: &str = "rsgw.marker";
+/// Attempts at taking the lease when others take or release it meanwhile.
+const LEASE_ATTEMPTS: usize = 8;
+
+/// How much of the worker's state object (the last report) a read fetches.
+const STATE_READ: u64 = 1 << 20;
+
 /// A marker key after every key: the bucket is done.
 const BUCKET_DONE: &str = "\u{10FFFF}";
-
-/// What a lifecycle pass did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LcReport {
-    /// Who ran it.
-    pub holder: String,
-    /// When it started, seconds since the epoch.
-    pub started: f64,
-    /// When it ended.
-    pub finished: f64,
-    /// Whether it went through every bucket (else it lost its lease).
-    pub complete: bool,
-    /// Where it resumed a pass that died (`bucket/key`), if it did.
-    pub resumed_from: Option<String>,
-    /// Buckets with enabled rules.
-    pub buckets: u64,
-    /// Objects looked at.
-    pub examined: u64,
-    /// Objects expired (deleted).
-    pub expired: u64,
-    /// Multipart uploads aborted.
-    pub uploads_aborted: u64,
-    /// Deletions or aborts that failed (logged; tried again next pass).
-    pub errors: u64,
-}
-
-/// What [`Gateway::lifecycle_pass`] did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LcPass {
-    /// The pass ran.
-    Ran(LcReport),
-    /// Another holder's pass runs (its lease expires at `expires`).
-    Held {
-        /// Who holds the lease.
-        holder: String,
-        /// When it expires, seconds since the epoch.
-        expires: f64,
-    },
-}
-
-/// The worker's state on the store.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LcStatus {
-    /// The lease's holder and expiry, if held.
-    pub lease: Option<(String, f64)>,
-    /// Where an unfinished pass got to (`bucket/key`).
-    pub marker: Option<String>,
-    /// The last finished pass.
-    pub last: Option<LcReport>,
-}
 
 /// A lease taken: the value written, for the guard of the next write.
 struct Lease {
     value: Bytes,
     renewed: Instant,
-}
-
-fn parse_lease(raw: &[u8]) -> Option<(String, f64)> {
-    let text = std::str::from_utf8(raw).ok()?;
-    let (holder, expires) = text.rsplit_once(' ')?;
-    Some((holder.to_string(), expires.parse().ok()?))
-}
-
-fn parse_marker(raw: &[u8]) -> Option<(String, String)> {
-    let text = std::str::from_utf8(raw).ok()?;
-    let (bucket, key) = text.split_once('\n')?;
-    Some((bucket.to_string(), key.to_string()))
 }
 
 /// Spaces operations `1 / rate` apart (no limit for rate 0).
@@ -141,7 +89,10 @@ impl Gateway {
     async fn lc_state(&self) -> GatewayResult<Option<(Option<Bytes>, Option<Bytes>, Bytes)>> {
         match self
             .store
-            .read(&layout::lc_state(), ReadOp::new().xattrs().read(0, 1 << 20))
+            .read(
+                &layout::lc_state(),
+                ReadOp::new().xattrs().read(0, STATE_READ),
+            )
             .await
         {
             Ok(r) => {
@@ -178,7 +129,7 @@ impl Gateway {
         &self,
         holder: &str,
     ) -> GatewayResult<Result<(Lease, Option<(String, String)>), (String, f64)>> {
-        for _ in 0..8 {
+        for _ in 0..LEASE_ATTEMPTS {
             let state = self.lc_state().await?;
             let (raw, marker) = match &state {
                 Some((lease, marker, _)) => (lease.clone(), marker.clone()),
@@ -191,7 +142,7 @@ impl Gateway {
             {
                 return Ok(Err((h, expires)));
             }
-            let value = self.lease_value(holder);
+            let value = self.new_lease(holder);
             let op = match &state {
                 None => WriteOp::new().create_exclusive(),
                 Some(_) => {
@@ -215,9 +166,9 @@ impl Gateway {
         Err(GatewayError::Store(StoreError::Timeout))
     }
 
-    fn lease_value(&self, holder: &str) -> Bytes {
-        let expires = now_secs() + self.opts.lc_lease.as_secs_f64();
-        Bytes::from(format!("{holder} {expires:.3}"))
+    /// The lease's value for `holder`, from now on.
+    fn new_lease(&self, holder: &str) -> Bytes {
+        lease_value(holder, now_secs() + self.opts.lc_lease.as_secs_f64())
     }
 
     /// Renews the lease with the pass's progress, once a third of it has
@@ -232,11 +183,11 @@ impl Gateway {
         if !force && lease.renewed.elapsed() < self.opts.lc_lease / 3 {
             return Ok(true);
         }
-        let value = self.lease_value(holder);
+        let value = self.new_lease(holder);
         let op = WriteOp::new()
             .cmp_xattr(LEASE_XATTR, CmpOp::Eq, lease.value.clone())
             .set_xattr(LEASE_XATTR, value.clone())
-            .set_xattr(MARKER_XATTR, format!("{}\n{}", marker.0, marker.1));
+            .set_xattr(MARKER_XATTR, marker_value(marker.0, marker.1));
         match self.store.write(&layout::lc_state(), op).await {
             Ok(_) => {
                 lease.value = value;
@@ -364,7 +315,7 @@ impl Gateway {
         loop {
             let params = ListParams {
                 start_after: start_after.clone(),
-                max_keys: 1000,
+                max_keys: MAX_KEYS,
                 ..ListParams::default()
             };
             let page = self.list_objects(rq, bucket, &params, false).await?;
@@ -380,7 +331,7 @@ impl Gateway {
                 });
                 if due {
                     pacer.wait().await;
-                    let expired = |m: &crate::ObjectMeta| {
+                    let expired = |m: &ObjectMeta| {
                         rules
                             .iter()
                             .any(|r| r.matches(&e.key, &m.tags) && r.expired(m.mtime, now, day_s))
@@ -424,7 +375,7 @@ impl Gateway {
         let (mut key, mut upload) = (String::new(), String::new());
         loop {
             let list = self
-                .list_multipart_uploads(rq, bucket, "", (&key, &upload), 1000)
+                .list_multipart_uploads(rq, bucket, "", (&key, &upload), MAX_KEYS)
                 .await?;
             let now = now_secs();
             for up in &list.uploads {
@@ -461,9 +412,10 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lifecycle::FilterForm;
+    use crate::model::lifecycle::FilterForm;
+    use crate::model::options::GatewayOptions;
+    use crate::model::params::PutParams;
     use crate::testutil::{Fixture, body, listed, owner, small_opts};
-    use crate::{GatewayOptions, PutParams};
 
     fn rule(id: &str, prefix: &str, tags: &[(&str, &str)]) -> LifecycleRule {
         LifecycleRule {
@@ -507,20 +459,6 @@ mod tests {
             LcPass::Ran(r) => r,
             LcPass::Held { holder, .. } => panic!("held by {holder}"),
         }
-    }
-
-    #[test]
-    fn leases_and_markers_parse() {
-        assert_eq!(
-            parse_lease(b"host a:12 1700000000.500"),
-            Some(("host a:12".into(), 1_700_000_000.5))
-        );
-        assert_eq!(parse_lease(b"nothing"), None);
-        assert_eq!(
-            parse_marker(b"bucket\nkey/with\nnewline"),
-            Some(("bucket".into(), "key/with\nnewline".into()))
-        );
-        assert_eq!(parse_marker(b"no marker"), None);
     }
 
     /// With one-second days: nothing expires before its day, then exactly

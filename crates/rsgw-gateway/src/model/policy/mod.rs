@@ -3,8 +3,9 @@
 //!
 //! Evaluation follows AWS's order for one account: a matching `Deny` wins,
 //! else a matching `Allow` allows, else the policy has nothing to say and
-//! the ACLs decide ([`super`]).
+//! the ACLs decide (`rules::authz`).
 
+pub(crate) mod action;
 pub(crate) mod conditions;
 mod glob;
 
@@ -14,12 +15,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::rules::authz::Action;
+use crate::model::limits::MAX_POLICY_BYTES;
+use action::Action;
 use conditions::{Condition, Lookup};
 use glob::glob;
-
-/// AWS's limit on a bucket policy document.
-pub const MAX_POLICY_BYTES: usize = 20 * 1024;
 
 /// A bucket policy as stored: the document as the owner sent it (what
 /// GetBucketPolicy answers) and its parsed statements.

@@ -1,0 +1,71 @@
+//! A bucket's record (`meta/buckets/<name>`): what every request on the
+//! bucket reads, cached and kept coherent across instances.
+
+use std::collections::BTreeMap;
+
+use rsgw_store::ObjectId;
+use serde::{Deserialize, Serialize};
+
+use crate::model::acl::CannedAcl;
+use crate::model::cors::CorsRule;
+use crate::model::layout;
+use crate::model::lifecycle::LifecycleRule;
+use crate::model::policy::BucketPolicy;
+use crate::model::quota::Quota;
+use crate::model::website::WebsiteConfig;
+
+/// A bucket's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BucketInfo {
+    /// The bucket's name.
+    pub name: String,
+    /// Its marker: names the index object and prefixes its data objects, so a
+    /// re-created bucket never sees an old one's leftovers.
+    pub id: String,
+    /// Owning user id.
+    pub owner: String,
+    /// Creation time, seconds since the epoch.
+    pub created: f64,
+    /// The bucket's canned ACL.
+    pub acl: CannedAcl,
+    /// Its index shards, fixed at creation (`s3.bucket_index_shards` then).
+    /// A record written before shards existed has none: one shard, the
+    /// index object named by the id alone.
+    #[serde(default = "one_shard")]
+    pub index_shards: u32,
+    /// Its bucket policy, if one is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<BucketPolicy>,
+    /// Its CORS rules, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cors: Option<Vec<CorsRule>>,
+    /// Its website configuration, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website: Option<WebsiteConfig>,
+    /// Its tags (Put/GetBucketTagging).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
+    /// Its own quota (applies instead of its owner's bucket quota when
+    /// enabled).
+    #[serde(default, skip_serializing_if = "Quota::is_default")]
+    pub quota: Quota,
+    /// Its lifecycle rules, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Vec<LifecycleRule>>,
+}
+
+fn one_shard() -> u32 {
+    1
+}
+
+impl BucketInfo {
+    /// Every index shard object of the bucket, in shard order.
+    pub(crate) fn index_shards(&self) -> Vec<ObjectId> {
+        layout::index_shards(&self.id, self.index_shards)
+    }
+
+    /// The index shard object that holds `key`.
+    pub(crate) fn index_of(&self, key: &str) -> ObjectId {
+        layout::index_of(&self.id, self.index_shards, key)
+    }
+}

@@ -1,0 +1,256 @@
+//! GetObject and HeadObject: one store read for an object of one chunk,
+//! none for one in the object cache.
+
+use bytes::Bytes;
+use futures::StreamExt;
+use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
+
+use crate::cache::objects::{Cached, CachedObject, Lookup, Ticket};
+use crate::engine::heads::Marked;
+use crate::model::bucket::BucketInfo;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::layout;
+use crate::model::object::{ObjectMeta, parse_meta};
+use crate::model::params::{BodyStream, GetParams, GetResult, RangeSpec};
+use crate::ops::gateway::Gateway;
+use crate::rules::authz::{Access, Requester, Target, authorize, missing_key};
+use crate::rules::names::validate_key;
+use crate::rules::preconditions::{check_conditions, resolve_range};
+
+impl Gateway {
+    /// Reads an object (or only its metadata, for HEAD).
+    pub async fn get_object(
+        &self,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        params: GetParams,
+    ) -> GatewayResult<GetResult> {
+        validate_key(key)?;
+        let mut info = self.bucket_info(bucket).await?;
+        let mut head = layout::head(&info.id, key);
+        let mut ticket = match self.objects.lookup(&head.name) {
+            Lookup::Hit(c) => {
+                self.authorize_get(rq, &info, key, &c.meta)?;
+                return self.answer_get(&info, params, c.meta.clone(), c.data.clone());
+            }
+            Lookup::Miss(t) => Some(t),
+            Lookup::Off => None,
+        };
+        let op = || {
+            if params.head_only {
+                ReadOp::new().xattrs()
+            } else {
+                ReadOp::new().xattrs().read(0, self.opts.chunk_size)
+            }
+        };
+        let mut checked = false;
+        let r = loop {
+            match self.store.read(&head, op()).await {
+                Ok(r) => break r,
+                Err(StoreError::NotFound) => {
+                    // a cached record may name a bucket that another
+                    // instance has since deleted and re-created
+                    if !checked {
+                        checked = true;
+                        if let Some(now) = self.bucket_replaced(&info).await? {
+                            info = now;
+                            head = layout::head(&info.id, key);
+                            ticket = None;
+                            continue;
+                        }
+                    }
+                    return Err(missing_key(rq, &info));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let xattrs = r.xattrs.unwrap_or_default();
+        let meta = parse_meta(&xattrs)?;
+        let data = r.data.unwrap_or_default();
+        self.authorize_get(rq, &info, key, &meta)?;
+        if let Some(t) = ticket
+            && !params.head_only
+            && meta.tails.is_empty()
+            && data.len() as u64 == meta.size
+            && self.objects.fits(meta.size)
+            && self.objects.wanted(&head.name)
+            && let Some(record) = xattrs.get(layout::META_XATTR)
+        {
+            let marked = Marked::of(&xattrs);
+            let fill = self.clone().cache_object(
+                t,
+                head,
+                record.clone(),
+                marked,
+                meta.clone(),
+                data.clone(),
+            );
+            match tokio::runtime::Handle::try_current() {
+                // marking is a store write: off the request's path, where
+                // a runtime runs tasks beside it (not a blocking pool's)
+                Ok(rt)
+                    if !marked.0
+                        && rt.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
+                {
+                    rt.spawn(fill);
+                }
+                _ => fill.await,
+            }
+        }
+        self.answer_get(&info, params, meta, data)
+    }
+
+    /// A GET or HEAD of a whole object answered from memory alone: the
+    /// bucket's record and the object cached, and `rq` allowed to read it.
+    /// `None` whenever anything else holds (not cached, refused, an
+    /// invalid key): the caller then asks [`Gateway::get_object`], which
+    /// reads the store and answers errors.
+    pub fn get_cached(&self, rq: &Requester, bucket: &str, key: &str) -> Option<CachedObject> {
+        if !self.cache.watched() || validate_key(key).is_err() {
+            return None;
+        }
+        let info = self.cache.bucket(bucket)?;
+        let c = self.objects.lookup_hit(&layout::head(&info.id, key).name)?;
+        self.authorize_get(rq, &info, key, &c.meta).ok()?;
+        Some(CachedObject(c))
+    }
+
+    fn authorize_get(
+        &self,
+        rq: &Requester,
+        info: &BucketInfo,
+        key: &str,
+        meta: &ObjectMeta,
+    ) -> GatewayResult<()> {
+        authorize(
+            rq,
+            Access::GetObject,
+            &Target::object(info, key, meta.owner_in(info), meta.acl),
+        )
+    }
+
+    /// Puts an object just read into the object cache, first marking its
+    /// head (guarded on the metadata record read, `record`, so that a write
+    /// since fails the mark) unless it is `marked` already. A failure only
+    /// means not caching; the ticket refuses a fill that a change raced.
+    async fn cache_object(
+        self,
+        ticket: Ticket,
+        head: ObjectId,
+        record: Bytes,
+        marked: Marked,
+        meta: ObjectMeta,
+        data: Bytes,
+    ) {
+        if !marked.0 {
+            let mark = WriteOp::new()
+                .cmp_xattr(layout::META_XATTR, CmpOp::Eq, record.clone())
+                .set_xattr(layout::CACHED_XATTR, Bytes::from_static(b"1"));
+            match self.store.write(&head, mark).await {
+                Ok(_) => {}
+                Err(StoreError::GuardFailed(_) | StoreError::NotFound) => return,
+                Err(error) => {
+                    tracing::debug!(%error, object = %head.name, "marking an object as cached");
+                    return;
+                }
+            }
+        }
+        let entry = Cached::new(&head.name, meta, data, record.len());
+        self.objects.fill(ticket, &head.name, entry);
+    }
+
+    /// A GET's or HEAD's answer from an authorized object's metadata and
+    /// head data: conditions, range, and the body.
+    fn answer_get(
+        &self,
+        info: &BucketInfo,
+        params: GetParams,
+        meta: ObjectMeta,
+        head_data: Bytes,
+    ) -> GatewayResult<GetResult> {
+        check_conditions(&params, &meta)?;
+        let range = match params.range {
+            Some(spec) => resolve_range(spec, &meta)?,
+            None => None,
+        };
+        let parts_count = match params.range {
+            Some(RangeSpec::Part(_)) if !meta.upload_id.is_empty() => Some(meta.tails.len() as u32),
+            _ => None,
+        };
+        if params.head_only {
+            return Ok(GetResult {
+                meta,
+                range,
+                parts_count,
+                body: None,
+            });
+        }
+        let (start, end) = range.unwrap_or((0, meta.size));
+        let head_part = if start < head_data.len() as u64 {
+            head_data.slice(start as usize..end.min(head_data.len() as u64) as usize)
+        } else {
+            Bytes::new()
+        };
+        let body = self.stripe_stream(&info.id, &meta, head_part, start, end);
+        Ok(GetResult {
+            meta,
+            range,
+            parts_count,
+            body: Some(body),
+        })
+    }
+
+    /// The head's part, then the overlapping part of each stripe of each
+    /// tail, each stripe read only when the consumer gets to it.
+    pub(crate) fn stripe_stream(
+        &self,
+        bucket_id: &str,
+        meta: &ObjectMeta,
+        head_part: Bytes,
+        start: u64,
+        end: u64,
+    ) -> BodyStream {
+        let first = futures::stream::once(async move { Ok(head_part) }).filter(|r| {
+            let keep = !matches!(r, Ok(b) if b.is_empty());
+            async move { keep }
+        });
+        // (stripe object, offset in it, length) for every stripe overlapping start..end
+        let mut reads = Vec::new();
+        let mut tail_start = meta.head_len;
+        for tail in &meta.tails {
+            let tail_end = tail_start + tail.size;
+            let (from, to) = (start.max(tail_start), end.min(tail_end));
+            if from < to {
+                let (from, to) = (from - tail_start, to - tail_start);
+                let ss = tail.stripe_size.max(1);
+                for n in from / ss..=(to - 1) / ss {
+                    let s_start = n * ss;
+                    let off = from.max(s_start) - s_start;
+                    let len = to.min(s_start + ss) - s_start - off;
+                    reads.push((layout::stripe(bucket_id, &tail.tag, n), off, len));
+                }
+            }
+            tail_start = tail_end;
+        }
+        if reads.is_empty() {
+            return Box::pin(first);
+        }
+        let store = self.store.clone();
+        let rest = futures::stream::iter(reads).then(move |(id, off, len)| {
+            let store = store.clone();
+            async move {
+                let r = store.read(&id, ReadOp::new().read(off, len)).await?;
+                let data = r.data.unwrap_or_default();
+                if (data.len() as u64) < len {
+                    return Err(GatewayError::Corrupt(format!(
+                        "stripe {} is short",
+                        id.name
+                    )));
+                }
+                Ok(data)
+            }
+        });
+        Box::pin(first.chain(rest))
+    }
+}

@@ -31,7 +31,10 @@ pub enum GatewayError {
     #[error("invalid object key: {0}")]
     InvalidKey(String),
     /// The object key is longer than S3's 1024 bytes.
-    #[error("your key is too long (at most 1024 bytes)")]
+    #[error(
+        "your key is too long (at most {} bytes)",
+        crate::model::limits::MAX_KEY_BYTES
+    )]
     KeyTooLong,
     /// The caller may not do this.
     #[error("access denied")]

@@ -131,9 +131,20 @@ pub(crate) fn shard_of(key: &str, shards: u32) -> u32 {
         h = h.wrapping_add(c << 4).wrapping_add(c >> 4).wrapping_mul(11);
     }
     let h = h ^ ((h & 0xff) << 24);
-    let prime = if shards <= 7877 { 7877 } else { 65521 };
+    let prime = if shards <= SHARD_PRIME {
+        SHARD_PRIME
+    } else {
+        SHARD_PRIME_LARGE
+    };
     h % prime % shards
 }
+
+/// radosgw's modulus of the shard hash (`RGW_SHARDS_PRIME_0`), for up to
+/// as many shards.
+const SHARD_PRIME: u32 = 7877;
+/// radosgw's modulus of the shard hash above [`SHARD_PRIME`] shards
+/// (`RGW_SHARDS_PRIME_1`).
+const SHARD_PRIME_LARGE: u32 = 65521;
 
 pub(crate) fn head(bucket_id: &str, key: &str) -> ObjectId {
     ObjectId::new(DATA, format!("{bucket_id}/{key}"))

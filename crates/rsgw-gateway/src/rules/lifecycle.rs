@@ -54,14 +54,16 @@ pub fn check_lifecycle(rules: Vec<LifecycleRule>) -> GatewayResult<Vec<Lifecycle
         ));
     }
     if rules.len() > MAX_LIFECYCLE_RULES {
-        return Err(invalid(
-            "a lifecycle configuration holds at most 1000 rules",
-        ));
+        return Err(invalid(&format!(
+            "a lifecycle configuration holds at most {MAX_LIFECYCLE_RULES} rules"
+        )));
     }
     let mut ids = std::collections::BTreeSet::new();
     for r in &rules {
         if r.id.len() > MAX_RULE_ID {
-            return Err(invalid("ID length should not exceed allowed limit of 255"));
+            return Err(invalid(&format!(
+                "ID length should not exceed allowed limit of {MAX_RULE_ID}"
+            )));
         }
         if !ids.insert(r.id.as_str()) {
             return Err(invalid(

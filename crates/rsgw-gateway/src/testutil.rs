@@ -1,5 +1,6 @@
 //! What the unit tests share: a gateway on the embedded backend in a
-//! temporary directory (no server), bodies, and store probes.
+//! temporary directory (no server), bodies, store probes, and a few
+//! records.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +10,10 @@ use futures::StreamExt;
 use rsgw_store::{NamespaceFilter, ObjectId, ReadOp, StoreError};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
+use crate::model::acl::CannedAcl;
+use crate::model::bucket::BucketInfo;
 use crate::model::layout;
+use crate::model::website::WebsiteConfig;
 use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Requester};
 
 /// The user that owns the fixture's bucket.
@@ -175,4 +179,39 @@ pub(crate) async fn collect(mut body: BodyStream) -> GatewayResult<Vec<u8>> {
 /// shows).
 pub(crate) fn pattern(n: usize) -> Vec<u8> {
     (0..n).map(|i| b'a' + (i % 26) as u8).collect()
+}
+
+/// Tags (or any pairs) as S3 requests carry them, in order.
+pub(crate) fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect()
+}
+
+/// A website configuration serving `index.html` and, on errors,
+/// `404.html`.
+pub(crate) fn website() -> WebsiteConfig {
+    WebsiteConfig {
+        index_suffix: Some("index.html".into()),
+        error_key: Some("404.html".into()),
+        ..Default::default()
+    }
+}
+
+/// The record of a bucket of one shard, private, nothing else set.
+pub(crate) fn bucket_record(name: &str, id: &str, owner: &str) -> BucketInfo {
+    BucketInfo {
+        name: name.into(),
+        id: id.into(),
+        owner: owner.into(),
+        created: 0.0,
+        acl: CannedAcl::Private,
+        index_shards: 1,
+        policy: None,
+        cors: None,
+        website: None,
+        tags: Default::default(),
+        quota: Default::default(),
+        lifecycle: None,
+    }
 }

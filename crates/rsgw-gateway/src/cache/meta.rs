@@ -271,23 +271,10 @@ impl MetaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::acl::CannedAcl;
+    use crate::testutil::bucket_record;
 
     fn info(name: &str, id: &str) -> BucketInfo {
-        BucketInfo {
-            name: name.into(),
-            id: id.into(),
-            owner: "u".into(),
-            created: 0.0,
-            index_shards: 1,
-            acl: CannedAcl::Private,
-            policy: None,
-            cors: None,
-            website: None,
-            tags: Default::default(),
-            quota: Default::default(),
-            lifecycle: None,
-        }
+        bucket_record(name, id, "u")
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub(crate) fn parse_meta(xattrs: &BTreeMap<String, Bytes>) -> GatewayResult<Obje
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::bucket_record;
 
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
@@ -156,18 +157,8 @@ mod tests {
     #[test]
     fn an_unrecorded_owner_is_the_bucket_owners() {
         let bucket = BucketInfo {
-            name: "b".into(),
-            id: "id".into(),
-            owner: "alice".into(),
-            created: 0.0,
             acl: CannedAcl::PublicReadWrite,
-            index_shards: 1,
-            policy: None,
-            cors: None,
-            website: None,
-            tags: Default::default(),
-            quota: Default::default(),
-            lifecycle: None,
+            ..bucket_record("b", "id", "alice")
         };
         let mut meta = ObjectMeta::default();
         assert_eq!(meta.owner_in(&bucket), "alice");

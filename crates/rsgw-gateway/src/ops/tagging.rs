@@ -97,13 +97,7 @@ mod tests {
     use super::*;
     use crate::model::params::{GetParams, PutParams};
     use crate::rules::tagging::check_tags;
-    use crate::testutil::{Fixture, body, owner, small_opts};
-
-    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter()
-            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-            .collect()
-    }
+    use crate::testutil::{Fixture, body, owner, pairs, small_opts};
 
     #[tokio::test]
     async fn bucket_tags_put_get_delete() {

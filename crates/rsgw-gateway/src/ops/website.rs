@@ -163,15 +163,7 @@ mod tests {
     use super::*;
     use crate::model::acl::CannedAcl;
     use crate::model::params::PutParams;
-    use crate::testutil::{Fixture, body, owner, small_opts};
-
-    fn site() -> WebsiteConfig {
-        WebsiteConfig {
-            index_suffix: Some("index.html".into()),
-            error_key: Some("404.html".into()),
-            ..Default::default()
-        }
-    }
+    use crate::testutil::{Fixture, body, owner, small_opts, website as site};
 
     async fn put(f: &Fixture, key: &str, data: &'static [u8], acl: CannedAcl) {
         f.gw.put_object(

@@ -412,21 +412,13 @@ pub(crate) fn writer<'a>(rq: &'a Requester, bucket: &'a BucketInfo) -> &'a str {
 mod tests {
     use super::*;
     use crate::model::policy::BucketPolicy;
+    use crate::testutil::bucket_record;
 
     fn bucket(acl: CannedAcl, policy: Option<&str>) -> BucketInfo {
         BucketInfo {
-            name: "pub".into(),
-            id: "id".into(),
-            owner: "carol".into(),
-            created: 0.0,
             acl,
-            index_shards: 1,
             policy: policy.map(|p| BucketPolicy::parse(p, "pub").expect("valid")),
-            cors: None,
-            website: None,
-            tags: Default::default(),
-            quota: Default::default(),
-            lifecycle: None,
+            ..bucket_record("pub", "id", "carol")
         }
     }
 

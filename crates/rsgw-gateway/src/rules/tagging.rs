@@ -54,12 +54,7 @@ fn check_tag_set(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter()
-            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-            .collect()
-    }
+    use crate::testutil::pairs;
 
     #[test]
     fn s3s_limits() {

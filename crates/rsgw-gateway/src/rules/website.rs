@@ -118,14 +118,7 @@ impl RoutingRule {
 mod tests {
     use super::*;
     use crate::model::website::{Redirect, RedirectAll};
-
-    fn site() -> WebsiteConfig {
-        WebsiteConfig {
-            index_suffix: Some("index.html".into()),
-            error_key: Some("404.html".into()),
-            ..Default::default()
-        }
-    }
+    use crate::testutil::website as site;
 
     fn rule(prefix: Option<&str>, error: Option<u16>, redirect: Redirect) -> RoutingRule {
         RoutingRule {

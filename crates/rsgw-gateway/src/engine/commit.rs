@@ -97,6 +97,7 @@ impl Swap<'_> {
 
 /// A commit made visible and listed: the clean-up is left
 /// ([`Committed::finish`]). Holds the write's quota turn until then.
+#[must_use = "a commit is cleaned up by `finish`; else the collector does it, later"]
 pub(crate) struct Committed<'a> {
     engine: &'a Engine,
     bucket_id: &'a str,

@@ -10,8 +10,8 @@
 //! percent-escapes; the bucket's record and the object cached and the
 //! anonymous reader allowed. Anything else, errors included, goes the
 //! usual way. What surrounds the dispatch (request id, CORS, rate-limit
-//! charging, metrics, the ops log) is `RequestIdService::call`'s, as for
-//! every request; the rate-limit admission is made here as s3s' access
+//! charging, metrics, the ops log) is the dispatcher's, as for every
+//! request; the rate-limit admission is made here as s3s' access
 //! check makes it.
 
 use std::time::{Duration, SystemTime};
@@ -21,9 +21,11 @@ use rsgw_gateway::{CachedObject, Gateway, Principal};
 use s3s::Body;
 use s3s::host::S3Host;
 
+use crate::host::DnsNames;
+use crate::noted::{Named, OpSlot};
 use crate::operation::S3Op;
-use crate::request_id::{Named, OpSlot};
-use crate::{DnsNames, ratelimit};
+use crate::ratelimit;
+use crate::requester::requester;
 
 /// Whether a request header leaves an S3 GET as it is: what browsers and
 /// proxies send on every request. Any other header (a range, a condition,
@@ -154,7 +156,7 @@ pub(crate) async fn serve(
         return None;
     }
     let (bucket, key) = bucket_and_key(hosts, req.headers(), req.uri().path())?;
-    let rq = crate::ops::requester(Principal::Anonymous, req.headers(), req.extensions());
+    let rq = requester(Principal::Anonymous, req.headers(), req.extensions());
     let object = gw.get_cached(&rq, &bucket, key)?;
     let resp = response(&object, head)?;
     slot.set(if head {

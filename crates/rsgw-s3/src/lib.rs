@@ -31,6 +31,8 @@ mod metrics;
 mod noted;
 mod operation;
 mod ops;
+#[cfg(test)]
+mod probes;
 mod ratelimit;
 mod requester;
 mod unhonoured;
@@ -45,7 +47,7 @@ use crate::access::{AclDecidesLater, GatewayAuth};
 use crate::host::DnsNames;
 
 pub use dispatcher::{Dispatcher, S3HttpService};
-pub use operation::{Authz, Family, S3Op, Served};
+pub use operation::{Authz, Family, Row, S3Op, Served};
 pub use ops::RsgwS3;
 
 /// Builds the S3 HTTP service on a gateway. `dns_names` enables

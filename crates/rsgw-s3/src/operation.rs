@@ -4,7 +4,11 @@
 //! that asks for it, and how it is authorized: the IAM action a bucket
 //! policy names, whose decision the gateway makes (`rsgw_gateway::authz`).
 //! Metrics label requests with [`S3Op`], and the access check notes it on
-//! each request.
+//! each request. The table is checked against the service itself, by
+//! sending requests (`crate::probes`): the operations s3s routes that
+//! `RsgwS3` implements are exactly its s3s rows, each row's request
+//! reaches its operation, and a policy that denies a row's action (and
+//! only that one) denies its requests.
 
 use rsgw_gateway::Action;
 
@@ -65,6 +69,20 @@ pub enum Authz {
     CorsRules,
 }
 
+/// What the table says of one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// Its family.
+    pub family: Family,
+    /// Who answers it.
+    pub served: Served,
+    /// How its requests are authorized.
+    pub authz: Authz,
+    /// The request that asks for it: method, path (`/bucket`,
+    /// `/bucket/key`) and query, then what else tells it apart.
+    pub request: &'static str,
+}
+
 /// Declares [`S3Op`] from the table's rows: `name = family, served by,
 /// authorization, "request"`.
 macro_rules! operations {
@@ -101,38 +119,17 @@ macro_rules! operations {
                 }
             }
 
-            /// Its family (`None` for [`S3Op::Other`]).
-            pub fn family(self) -> Option<Family> {
-                match self {
-                    $(S3Op::$name => Some(Family::$family),)*
-                    S3Op::Other => None,
-                }
-            }
-
-            /// Who answers it (`None` for [`S3Op::Other`]).
-            pub fn served(self) -> Option<Served> {
-                match self {
-                    $(S3Op::$name => Some(Served::$served),)*
-                    S3Op::Other => None,
-                }
-            }
-
-            /// How its requests are authorized (`None` for [`S3Op::Other`]).
-            pub fn authz(self) -> Option<Authz> {
+            /// Its row of the table (`None` for [`S3Op::Other`]).
+            pub fn row(self) -> Option<Row> {
                 use {Action::*, Authz::*};
                 match self {
-                    $(S3Op::$name => Some($authz),)*
+                    $(S3Op::$name => Some(Row {
+                        family: Family::$family,
+                        served: Served::$served,
+                        authz: $authz,
+                        request: $request,
+                    }),)*
                     S3Op::Other => None,
-                }
-            }
-
-            /// The request that asks for it: method, path (`/bucket`,
-            /// `/bucket/key`) and query, then what else tells it apart
-            /// (`""` for [`S3Op::Other`]).
-            pub fn request(self) -> &'static str {
-                match self {
-                    $(S3Op::$name => $request,)*
-                    S3Op::Other => "",
                 }
             }
         }
@@ -140,54 +137,54 @@ macro_rules! operations {
 }
 
 operations! {
-    // operation                    family       served by    authorized as                 request
-    ListBuckets                     = Buckets,   S3s,         Signed,                       "GET /";
-    CreateBucket                    = Buckets,   S3s,         Signed,                       "PUT /bucket";
-    HeadBucket                      = Buckets,   S3s,         Iam(ListBucket),              "HEAD /bucket";
-    DeleteBucket                    = Buckets,   S3s,         Iam(DeleteBucket),            "DELETE /bucket";
-    GetBucketLocation               = Buckets,   S3s,         Iam(GetBucketLocation),       "GET /bucket?location";
-    GetBucketAcl                    = Acl,       S3s,         Iam(GetBucketAcl),            "GET /bucket?acl";
-    PutBucketAcl                    = Acl,       S3s,         Iam(PutBucketAcl),            "PUT /bucket?acl";
-    GetBucketPolicy                 = Policy,    S3s,         Iam(GetBucketPolicy),         "GET /bucket?policy";
-    PutBucketPolicy                 = Policy,    S3s,         Iam(PutBucketPolicy),         "PUT /bucket?policy";
-    DeleteBucketPolicy              = Policy,    S3s,         Iam(DeleteBucketPolicy),      "DELETE /bucket?policy";
-    GetBucketPolicyStatus           = Policy,    S3s,         Iam(GetBucketPolicyStatus),   "GET /bucket?policyStatus";
-    GetBucketCors                   = Cors,      S3s,         Iam(GetBucketCors),           "GET /bucket?cors";
-    PutBucketCors                   = Cors,      S3s,         Iam(PutBucketCors),           "PUT /bucket?cors";
-    DeleteBucketCors                = Cors,      S3s,         Iam(PutBucketCors),           "DELETE /bucket?cors";
-    PreflightCors                   = Cors,      Dispatcher,  CorsRules,                    "OPTIONS /bucket/key";
-    GetBucketWebsite                = Website,   S3s,         Iam(GetBucketWebsite),        "GET /bucket?website";
-    PutBucketWebsite                = Website,   S3s,         Iam(PutBucketWebsite),        "PUT /bucket?website";
-    DeleteBucketWebsite             = Website,   S3s,         Iam(DeleteBucketWebsite),     "DELETE /bucket?website";
-    WebsiteGet                      = Website,   Dispatcher,  Iam(GetObject),               "GET /key on bucket.<website name>";
-    GetBucketTagging                = Tagging,   S3s,         Iam(GetBucketTagging),        "GET /bucket?tagging";
-    PutBucketTagging                = Tagging,   S3s,         Iam(PutBucketTagging),        "PUT /bucket?tagging";
-    DeleteBucketTagging             = Tagging,   S3s,         Iam(PutBucketTagging),        "DELETE /bucket?tagging";
-    GetBucketLifecycleConfiguration = Lifecycle, S3s,         Iam(GetLifecycleConfiguration), "GET /bucket?lifecycle";
-    PutBucketLifecycleConfiguration = Lifecycle, S3s,         Iam(PutLifecycleConfiguration), "PUT /bucket?lifecycle";
-    DeleteBucketLifecycle           = Lifecycle, S3s,         Iam(PutLifecycleConfiguration), "DELETE /bucket?lifecycle";
-    ListObjects                     = List,      S3s,         Iam(ListBucket),              "GET /bucket";
-    ListObjectsV2                   = List,      S3s,         Iam(ListBucket),              "GET /bucket?list-type=2";
-    ListObjectVersions              = List,      S3s,         Iam(ListBucketVersions),      "GET /bucket?versions";
-    PutObject                       = Put,       S3s,         Iam(PutObject),               "PUT /bucket/key";
-    PostObject                      = Put,       S3s,         Iam(PutObject),               "POST /bucket with a form";
-    GetObject                       = Get,       S3s,         Iam(GetObject),               "GET /bucket/key";
-    HeadObject                      = Get,       S3s,         Iam(GetObject),               "HEAD /bucket/key";
-    DeleteObject                    = Delete,    S3s,         Iam(DeleteObject),            "DELETE /bucket/key";
-    DeleteObjects                   = Delete,    S3s,         Iam(DeleteObject),            "POST /bucket?delete";
-    CopyObject                      = Copy,      S3s,         CopyTo(PutObject),            "PUT /bucket/key with x-amz-copy-source";
-    GetObjectAcl                    = Acl,       S3s,         Iam(GetObjectAcl),            "GET /bucket/key?acl";
-    PutObjectAcl                    = Acl,       S3s,         Iam(PutObjectAcl),            "PUT /bucket/key?acl";
-    GetObjectTagging                = Tagging,   S3s,         Iam(GetObjectTagging),        "GET /bucket/key?tagging";
-    PutObjectTagging                = Tagging,   S3s,         Iam(PutObjectTagging),        "PUT /bucket/key?tagging";
-    DeleteObjectTagging             = Tagging,   S3s,         Iam(DeleteObjectTagging),     "DELETE /bucket/key?tagging";
-    CreateMultipartUpload           = Multipart, S3s,         Iam(PutObject),               "POST /bucket/key?uploads";
-    UploadPart                      = Multipart, S3s,         Iam(PutObject),               "PUT /bucket/key?partNumber&uploadId";
-    UploadPartCopy                  = Multipart, S3s,         CopyTo(PutObject),            "PUT /bucket/key?partNumber&uploadId with x-amz-copy-source";
-    CompleteMultipartUpload         = Multipart, S3s,         Iam(PutObject),               "POST /bucket/key?uploadId";
-    AbortMultipartUpload            = Multipart, S3s,         Iam(AbortMultipartUpload),    "DELETE /bucket/key?uploadId";
-    ListParts                       = Multipart, S3s,         Iam(ListMultipartUploadParts), "GET /bucket/key?uploadId";
-    ListMultipartUploads            = Multipart, S3s,         Iam(ListBucketMultipartUploads), "GET /bucket?uploads";
+    // operation                      family     served by   authorized as                    request
+    ListBuckets                     = Buckets,   S3s,        Signed,                          "GET /";
+    CreateBucket                    = Buckets,   S3s,        Signed,                          "PUT /bucket";
+    HeadBucket                      = Buckets,   S3s,        Iam(ListBucket),                 "HEAD /bucket";
+    DeleteBucket                    = Buckets,   S3s,        Iam(DeleteBucket),               "DELETE /bucket";
+    GetBucketLocation               = Buckets,   S3s,        Iam(GetBucketLocation),          "GET /bucket?location";
+    GetBucketAcl                    = Acl,       S3s,        Iam(GetBucketAcl),               "GET /bucket?acl";
+    PutBucketAcl                    = Acl,       S3s,        Iam(PutBucketAcl),               "PUT /bucket?acl";
+    GetBucketPolicy                 = Policy,    S3s,        Iam(GetBucketPolicy),            "GET /bucket?policy";
+    PutBucketPolicy                 = Policy,    S3s,        Iam(PutBucketPolicy),            "PUT /bucket?policy";
+    DeleteBucketPolicy              = Policy,    S3s,        Iam(DeleteBucketPolicy),         "DELETE /bucket?policy";
+    GetBucketPolicyStatus           = Policy,    S3s,        Iam(GetBucketPolicyStatus),      "GET /bucket?policyStatus";
+    GetBucketCors                   = Cors,      S3s,        Iam(GetBucketCors),              "GET /bucket?cors";
+    PutBucketCors                   = Cors,      S3s,        Iam(PutBucketCors),              "PUT /bucket?cors";
+    DeleteBucketCors                = Cors,      S3s,        Iam(PutBucketCors),              "DELETE /bucket?cors";
+    PreflightCors                   = Cors,      Dispatcher, CorsRules,                       "OPTIONS /bucket/key";
+    GetBucketWebsite                = Website,   S3s,        Iam(GetBucketWebsite),           "GET /bucket?website";
+    PutBucketWebsite                = Website,   S3s,        Iam(PutBucketWebsite),           "PUT /bucket?website";
+    DeleteBucketWebsite             = Website,   S3s,        Iam(DeleteBucketWebsite),        "DELETE /bucket?website";
+    WebsiteGet                      = Website,   Dispatcher, Iam(GetObject),                  "GET /key on bucket.<website name>";
+    GetBucketTagging                = Tagging,   S3s,        Iam(GetBucketTagging),           "GET /bucket?tagging";
+    PutBucketTagging                = Tagging,   S3s,        Iam(PutBucketTagging),           "PUT /bucket?tagging";
+    DeleteBucketTagging             = Tagging,   S3s,        Iam(PutBucketTagging),           "DELETE /bucket?tagging";
+    GetBucketLifecycleConfiguration = Lifecycle, S3s,        Iam(GetLifecycleConfiguration),  "GET /bucket?lifecycle";
+    PutBucketLifecycleConfiguration = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "PUT /bucket?lifecycle";
+    DeleteBucketLifecycle           = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "DELETE /bucket?lifecycle";
+    ListObjects                     = List,      S3s,        Iam(ListBucket),                 "GET /bucket";
+    ListObjectsV2                   = List,      S3s,        Iam(ListBucket),                 "GET /bucket?list-type=2";
+    ListObjectVersions              = List,      S3s,        Iam(ListBucketVersions),         "GET /bucket?versions";
+    PutObject                       = Put,       S3s,        Iam(PutObject),                  "PUT /bucket/key";
+    PostObject                      = Put,       S3s,        Iam(PutObject),                  "POST /bucket with a form";
+    GetObject                       = Get,       S3s,        Iam(GetObject),                  "GET /bucket/key";
+    HeadObject                      = Get,       S3s,        Iam(GetObject),                  "HEAD /bucket/key";
+    DeleteObject                    = Delete,    S3s,        Iam(DeleteObject),               "DELETE /bucket/key";
+    DeleteObjects                   = Delete,    S3s,        Iam(DeleteObject),               "POST /bucket?delete";
+    CopyObject                      = Copy,      S3s,        CopyTo(PutObject),               "PUT /bucket/key with x-amz-copy-source";
+    GetObjectAcl                    = Acl,       S3s,        Iam(GetObjectAcl),               "GET /bucket/key?acl";
+    PutObjectAcl                    = Acl,       S3s,        Iam(PutObjectAcl),               "PUT /bucket/key?acl";
+    GetObjectTagging                = Tagging,   S3s,        Iam(GetObjectTagging),           "GET /bucket/key?tagging";
+    PutObjectTagging                = Tagging,   S3s,        Iam(PutObjectTagging),           "PUT /bucket/key?tagging";
+    DeleteObjectTagging             = Tagging,   S3s,        Iam(DeleteObjectTagging),        "DELETE /bucket/key?tagging";
+    CreateMultipartUpload           = Multipart, S3s,        Iam(PutObject),                  "POST /bucket/key?uploads";
+    UploadPart                      = Multipart, S3s,        Iam(PutObject),                  "PUT /bucket/key?partNumber&uploadId";
+    UploadPartCopy                  = Multipart, S3s,        CopyTo(PutObject),               "PUT /bucket/key?partNumber&uploadId with x-amz-copy-source";
+    CompleteMultipartUpload         = Multipart, S3s,        Iam(PutObject),                  "POST /bucket/key?uploadId";
+    AbortMultipartUpload            = Multipart, S3s,        Iam(AbortMultipartUpload),       "DELETE /bucket/key?uploadId";
+    ListParts                       = Multipart, S3s,        Iam(ListMultipartUploadParts),   "GET /bucket/key?uploadId";
+    ListMultipartUploads            = Multipart, S3s,        Iam(ListBucketMultipartUploads), "GET /bucket?uploads";
 }
 
 impl rsgw_frontend::Operation for S3Op {

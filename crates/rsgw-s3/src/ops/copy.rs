@@ -1,7 +1,7 @@
 //! CopyObject, and what UploadPartCopy shares with it: the copy source,
 //! its conditions and its range.
 
-use rsgw_gateway::{CopyMetadata, GetParams};
+use rsgw_gateway::CopyMetadata;
 use s3s::dto::*;
 use s3s::{S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
@@ -9,7 +9,7 @@ use super::acl::canned;
 use super::put::stored_headers;
 use super::tagging::tagging_header;
 use super::{RsgwS3, only_null_version};
-use crate::dto::{etag, etag_list, to_system_time, ts};
+use crate::dto::{etag, ts};
 use crate::error::to_s3;
 
 pub(super) async fn copy_object(
@@ -18,18 +18,7 @@ pub(super) async fn copy_object(
 ) -> S3Result<S3Response<CopyObjectOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let CopySource::Bucket {
-        bucket: src_bucket,
-        key: src_key,
-        version_id: src_version,
-    } = &i.copy_source
-    else {
-        return Err(s3_error!(
-            NotImplemented,
-            "copy sources other than bucket/key are not supported"
-        ));
-    };
-    only_null_version(src_version.as_deref())?;
+    let (src_bucket, src_key) = copy_source(&i.copy_source)?;
     let metadata = match i.metadata_directive.as_ref().map(MetadataDirective::as_str) {
         None | Some("COPY") => CopyMetadata::Copy,
         Some("REPLACE") => CopyMetadata::Replace {
@@ -53,13 +42,7 @@ pub(super) async fn copy_object(
             ));
         }
     };
-    let conditions = GetParams {
-        if_match: etag_list(i.copy_source_if_match),
-        if_none_match: etag_list(i.copy_source_if_none_match),
-        if_modified_since: i.copy_source_if_modified_since.map(to_system_time),
-        if_unmodified_since: i.copy_source_if_unmodified_since.map(to_system_time),
-        ..Default::default()
-    };
+    let conditions = source_conditions!(i);
     let res = s3
         .gw
         .copy_object(
@@ -84,6 +67,44 @@ pub(super) async fn copy_object(
         ..Default::default()
     }))
 }
+
+/// A copy's source, as bucket and key: a key of a bucket, in its only
+/// version (`null`); an access point's is refused, never taken for
+/// another.
+pub(super) fn copy_source(s: &CopySource) -> S3Result<(&str, &str)> {
+    let CopySource::Bucket {
+        bucket,
+        key,
+        version_id,
+    } = s
+    else {
+        return Err(s3_error!(
+            NotImplemented,
+            "copy sources other than bucket/key are not supported"
+        ));
+    };
+    only_null_version(version_id.as_deref())?;
+    Ok((bucket, key))
+}
+
+/// The conditions on a copy's source (`x-amz-copy-source-if-*`), from the
+/// typed fields every copying input shares (CopyObject, UploadPartCopy).
+macro_rules! source_conditions {
+    ($input:expr) => {
+        rsgw_gateway::GetParams {
+            if_match: crate::dto::etag_list($input.copy_source_if_match),
+            if_none_match: crate::dto::etag_list($input.copy_source_if_none_match),
+            if_modified_since: $input
+                .copy_source_if_modified_since
+                .map(crate::dto::to_system_time),
+            if_unmodified_since: $input
+                .copy_source_if_unmodified_since
+                .map(crate::dto::to_system_time),
+            ..Default::default()
+        }
+    };
+}
+pub(super) use source_conditions;
 
 /// `x-amz-copy-source-range`: `bytes=first-last`, both given, first at most
 /// last (S3 takes no other form).

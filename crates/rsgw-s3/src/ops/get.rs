@@ -37,6 +37,66 @@ macro_rules! read_params {
     }};
 }
 
+/// The answer to a GetObject or HeadObject (`$output`, outputs with the
+/// same fields besides `$extra`) that read `$res`: the object's headers as
+/// stored, overridden by the request's `response-*` parameters, its
+/// checksums when asked for (of the whole object only), and `206` for a
+/// range or a part.
+macro_rules! read_response {
+    ($output:ident { $($extra:tt)* }, $i:ident, $res:ident) => {{
+        let m = &$res.meta;
+        let h = |name: &str| m.headers.get(name).cloned();
+        let mut out = $output {
+            $($extra)*
+            content_length: Some($res.range.map_or(m.size, |(s, e)| e - s) as i64),
+            content_range: $res
+                .range
+                .map(|(s, e)| format!("bytes {}-{}/{}", s, e - 1, m.size)),
+            accept_ranges: Some("bytes".into()),
+            e_tag: Some(etag(&m.etag)),
+            last_modified: Some(ts(m.mtime)),
+            metadata: Some(m.user_meta.clone().into_iter().collect()),
+            // what was stored without a type is served as S3 serves it
+            content_type: h("content-type").or_else(|| Some("binary/octet-stream".into())),
+            content_encoding: h("content-encoding"),
+            content_disposition: h("content-disposition"),
+            content_language: h("content-language"),
+            cache_control: h("cache-control"),
+            parts_count: $res.parts_count.map(|n| n as i32),
+            ..Default::default()
+        };
+        for (field, v) in [
+            (&mut out.content_type, $i.response_content_type),
+            (&mut out.content_encoding, $i.response_content_encoding),
+            (&mut out.content_disposition, $i.response_content_disposition),
+            (&mut out.content_language, $i.response_content_language),
+            (&mut out.cache_control, $i.response_cache_control),
+        ] {
+            if v.is_some() {
+                *field = v;
+            }
+        }
+        if wants_checksums($i.checksum_mode.as_ref()) && $res.range.is_none() {
+            let c = checksums::stored(m);
+            out.checksum_crc32 = c.checksum_crc32;
+            out.checksum_crc32c = c.checksum_crc32c;
+            out.checksum_sha1 = c.checksum_sha1;
+            out.checksum_sha256 = c.checksum_sha256;
+            out.checksum_crc64nvme = c.checksum_crc64nvme;
+        }
+        let mut resp = S3Response::new(out);
+        if let Some(exp) = response_expires($i.response_expires).or_else(|| h("expires"))
+            && let Ok(v) = http::HeaderValue::from_str(&exp)
+        {
+            resp.headers.insert(http::header::EXPIRES, v);
+        }
+        if $res.range.is_some() {
+            resp.status = Some(http::StatusCode::PARTIAL_CONTENT);
+        }
+        resp
+    }};
+}
+
 pub(super) async fn get_object(
     s3: &RsgwS3,
     req: S3Request<GetObjectInput>,
@@ -49,66 +109,16 @@ pub(super) async fn get_object(
         .get_object(&rq, &i.bucket, &i.key, params)
         .await
         .map_err(to_s3)?;
-    let m = &res.meta;
-    let (len, content_range) = match res.range {
-        Some((s, e)) => (e - s, Some(format!("bytes {}-{}/{}", s, e - 1, m.size))),
-        None => (m.size, None),
-    };
-    let h = |name: &str| m.headers.get(name).cloned();
-    let body = res
-        .body
-        .map(|b| StreamingBlob::wrap(sync_wrapper::SyncStream::new(b)));
-    let mut out = GetObjectOutput {
-        body,
-        content_length: Some(len as i64),
-        content_range,
-        accept_ranges: Some("bytes".into()),
-        e_tag: Some(etag(&m.etag)),
-        last_modified: Some(ts(m.mtime)),
-        metadata: Some(m.user_meta.clone().into_iter().collect()),
-        // what was stored without a type is served as S3 serves it
-        content_type: h("content-type").or_else(|| Some("binary/octet-stream".into())),
-        content_encoding: h("content-encoding"),
-        content_disposition: h("content-disposition"),
-        content_language: h("content-language"),
-        cache_control: h("cache-control"),
-        tag_count: (!m.tags.is_empty()).then_some(m.tags.len() as i32),
-        parts_count: res.parts_count.map(|n| n as i32),
-        ..Default::default()
-    };
-    if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
-        let c = checksums::stored(m);
-        out.checksum_crc32 = c.checksum_crc32;
-        out.checksum_crc32c = c.checksum_crc32c;
-        out.checksum_sha1 = c.checksum_sha1;
-        out.checksum_sha256 = c.checksum_sha256;
-        out.checksum_crc64nvme = c.checksum_crc64nvme;
-    }
-    // response-* query parameters override the stored headers
-    if let Some(v) = i.response_content_type {
-        out.content_type = Some(v);
-    }
-    if let Some(v) = i.response_content_encoding {
-        out.content_encoding = Some(v);
-    }
-    if let Some(v) = i.response_content_disposition {
-        out.content_disposition = Some(v);
-    }
-    if let Some(v) = i.response_content_language {
-        out.content_language = Some(v);
-    }
-    if let Some(v) = i.response_cache_control {
-        out.cache_control = Some(v);
-    }
-    let mut resp = S3Response::new(out);
-    let expires = response_expires(i.response_expires).or_else(|| h("expires"));
-    if let Some(v) = expires.and_then(|e| http::HeaderValue::from_str(&e).ok()) {
-        resp.headers.insert(http::header::EXPIRES, v);
-    }
-    if res.range.is_some() {
-        resp.status = Some(http::StatusCode::PARTIAL_CONTENT);
-    }
-    Ok(resp)
+    Ok(read_response!(
+        GetObjectOutput {
+            body: res
+                .body
+                .map(|b| StreamingBlob::wrap(sync_wrapper::SyncStream::new(b))),
+            tag_count: (!res.meta.tags.is_empty()).then_some(res.meta.tags.len() as i32),
+        },
+        i,
+        res
+    ))
 }
 
 pub(super) async fn head_object(
@@ -123,57 +133,7 @@ pub(super) async fn head_object(
         .get_object(&rq, &i.bucket, &i.key, params)
         .await
         .map_err(to_s3)?;
-    let m = &res.meta;
-    let h = |name: &str| m.headers.get(name).cloned();
-    let mut resp = S3Response::new(HeadObjectOutput {
-        content_length: Some(res.range.map_or(m.size, |(s, e)| e - s) as i64),
-        content_range: res
-            .range
-            .map(|(s, e)| format!("bytes {}-{}/{}", s, e - 1, m.size)),
-        accept_ranges: Some("bytes".into()),
-        e_tag: Some(etag(&m.etag)),
-        last_modified: Some(ts(m.mtime)),
-        metadata: Some(m.user_meta.clone().into_iter().collect()),
-        // what was stored without a type is served as S3 serves it
-        content_type: h("content-type").or_else(|| Some("binary/octet-stream".into())),
-        content_encoding: h("content-encoding"),
-        content_disposition: h("content-disposition"),
-        content_language: h("content-language"),
-        cache_control: h("cache-control"),
-        parts_count: res.parts_count.map(|n| n as i32),
-        ..Default::default()
-    });
-    // response-* query parameters override the stored headers, as on GET
-    let out = &mut resp.output;
-    for (field, v) in [
-        (&mut out.content_type, i.response_content_type),
-        (&mut out.content_encoding, i.response_content_encoding),
-        (&mut out.content_disposition, i.response_content_disposition),
-        (&mut out.content_language, i.response_content_language),
-        (&mut out.cache_control, i.response_cache_control),
-    ] {
-        if v.is_some() {
-            *field = v;
-        }
-    }
-    if wants_checksums(i.checksum_mode.as_ref()) && res.range.is_none() {
-        let c = checksums::stored(m);
-        let out = &mut resp.output;
-        out.checksum_crc32 = c.checksum_crc32;
-        out.checksum_crc32c = c.checksum_crc32c;
-        out.checksum_sha1 = c.checksum_sha1;
-        out.checksum_sha256 = c.checksum_sha256;
-        out.checksum_crc64nvme = c.checksum_crc64nvme;
-    }
-    if let Some(exp) = response_expires(i.response_expires).or_else(|| h("expires"))
-        && let Ok(v) = http::HeaderValue::from_str(&exp)
-    {
-        resp.headers.insert(http::header::EXPIRES, v);
-    }
-    if res.range.is_some() {
-        resp.status = Some(http::StatusCode::PARTIAL_CONTENT);
-    }
-    Ok(resp)
+    Ok(read_response!(HeadObjectOutput {}, i, res))
 }
 
 /// `x-amz-checksum-mode: ENABLED` asks GET and HEAD for stored checksums.

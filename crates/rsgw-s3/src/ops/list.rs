@@ -10,6 +10,7 @@ use super::RsgwS3;
 use crate::dto::{etag, ts};
 use crate::error::to_s3;
 use crate::limits::page_size;
+use crate::uri::encode;
 
 pub(super) async fn list_objects(
     s3: &RsgwS3,
@@ -205,27 +206,15 @@ async fn page(
     Ok((res, objects, prefixes))
 }
 
-/// `encoding-type=url`: percent-encodes everything but unreserved
-/// characters and '/', as S3 does for keys and prefixes in listings.
-fn url_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The delimiter a listing echoes: an empty one delimits nothing and is
 /// not echoed (radosgw leaves it out too).
 fn echoed(delimiter: Option<String>) -> Option<String> {
     delimiter.filter(|d| !d.is_empty())
 }
 
-/// Applies `encoding-type=url` to the strings of a listing.
+/// Applies `encoding-type=url` to the strings of a listing: percent-encodes
+/// everything but unreserved characters and '/', as S3 does for keys and
+/// prefixes in listings.
 struct Encoder(bool);
 
 impl Encoder {
@@ -241,7 +230,7 @@ impl Encoder {
     }
 
     fn s(&self, s: String) -> String {
-        if self.0 { url_encode(&s) } else { s }
+        if self.0 { encode(&s, true) } else { s }
     }
 
     fn opt(&self, s: Option<String>) -> Option<String> {
@@ -279,7 +268,7 @@ mod tests {
             ("\u{1f600}", "%F0%9F%98%80"),
         ];
         for (raw, want) in table {
-            assert_eq!(url_encode(raw), want, "{raw:?}");
+            assert_eq!(Encoder(true).s(raw.into()), want, "{raw:?}");
         }
     }
 

@@ -2,20 +2,18 @@
 //! CompleteMultipartUpload, AbortMultipartUpload, ListParts and
 //! ListMultipartUploads.
 
-use rsgw_gateway::{CompleteChecks, GetParams, MAX_PART_NUMBER, PutParams};
+use rsgw_gateway::{CompleteChecks, MAX_PART_NUMBER};
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
-use super::acl::canned;
-use super::copy::copy_source_range;
+use super::RsgwS3;
+use super::copy::{copy_source, copy_source_range, source_conditions};
 use super::put::{
-    checked_body, content_md5, sent_checksums, stored_headers, write_if_match,
+    checked_body, checker, content_md5, object_params, with_checksums, write_if_match,
     write_if_none_match_any,
 };
-use super::tagging::tagging_header;
-use super::{RsgwS3, only_null_version};
-use crate::checksums::{self, Checker};
-use crate::dto::{etag, etag_list, to_system_time, ts};
+use crate::checksums;
+use crate::dto::{etag, ts};
 use crate::error::to_s3;
 use crate::limits::page_size;
 
@@ -25,14 +23,7 @@ pub(super) async fn create_multipart_upload(
 ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let headers = stored_headers!(i, req.headers);
-    let params = PutParams {
-        headers,
-        user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
-        tags: tagging_header(i.tagging.as_deref())?,
-        acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
-        ..Default::default()
-    };
+    let params = object_params!(i, req.headers);
     let upload_id = s3
         .gw
         .create_multipart(&rq, &i.bucket, &i.key, params)
@@ -52,12 +43,7 @@ pub(super) async fn upload_part(
 ) -> S3Result<S3Response<UploadPartOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let checker = Checker::new(
-        sent_checksums!(i),
-        i.checksum_algorithm.as_ref(),
-        &req.headers,
-        req.trailing_headers.clone(),
-    )?;
+    let checker = checker!(i, req)?;
     let (body, check) = checked_body(checker, i.body);
     let number = part_number(i.part_number)?;
     let part = s3
@@ -75,16 +61,12 @@ pub(super) async fn upload_part(
         )
         .await
         .map_err(to_s3)?;
-    let sums = checksums::from_map(&part.checksums);
-    Ok(S3Response::new(UploadPartOutput {
-        e_tag: Some(etag(&part.etag)),
-        checksum_crc32: sums.checksum_crc32,
-        checksum_crc32c: sums.checksum_crc32c,
-        checksum_sha1: sums.checksum_sha1,
-        checksum_sha256: sums.checksum_sha256,
-        checksum_crc64nvme: sums.checksum_crc64nvme,
-        ..Default::default()
-    }))
+    Ok(S3Response::new(with_checksums!(
+        UploadPartOutput {
+            e_tag: Some(etag(&part.etag)),
+        },
+        checksums::from_map(&part.checksums)
+    )))
 }
 
 pub(super) async fn upload_part_copy(
@@ -93,31 +75,14 @@ pub(super) async fn upload_part_copy(
 ) -> S3Result<S3Response<UploadPartCopyOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let CopySource::Bucket {
-        bucket: src_bucket,
-        key: src_key,
-        version_id: src_version,
-    } = &i.copy_source
-    else {
-        return Err(s3_error!(
-            NotImplemented,
-            "copy sources other than bucket/key are not supported"
-        ));
-    };
-    only_null_version(src_version.as_deref())?;
+    let (src_bucket, src_key) = copy_source(&i.copy_source)?;
     let number = part_number(i.part_number)?;
     let range = i
         .copy_source_range
         .as_deref()
         .map(copy_source_range)
         .transpose()?;
-    let conditions = GetParams {
-        if_match: etag_list(i.copy_source_if_match),
-        if_none_match: etag_list(i.copy_source_if_none_match),
-        if_modified_since: i.copy_source_if_modified_since.map(to_system_time),
-        if_unmodified_since: i.copy_source_if_unmodified_since.map(to_system_time),
-        ..Default::default()
-    };
+    let conditions = source_conditions!(i);
     let part = s3
         .gw
         .upload_part_copy(

@@ -6,13 +6,11 @@ use std::collections::BTreeMap;
 
 use base64::Engine;
 use futures::StreamExt;
-use rsgw_gateway::{BodyCheck, BodyStream, PutParams};
+use rsgw_gateway::{BodyCheck, BodyStream};
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
 use super::RsgwS3;
-use super::acl::canned;
-use super::tagging::tagging_header;
 use crate::checksums::{self, Checker};
 use crate::dto::etag;
 use crate::error::to_s3;
@@ -23,24 +21,12 @@ pub(super) async fn put_object(
 ) -> S3Result<S3Response<PutObjectOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let headers = stored_headers!(i, req.headers);
-    let mut params = PutParams {
-        headers,
-        user_meta: i.metadata.unwrap_or_default().into_iter().collect(),
-        tags: tagging_header(i.tagging.as_deref())?,
-        acl: canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
-        content_md5: content_md5(i.content_md5.as_ref(), &req.headers)?,
-        content_length: i.content_length.map(|l| l.max(0) as u64),
-        if_match: write_if_match(i.if_match),
-        if_none_match_any: write_if_none_match_any(i.if_none_match)?,
-        check: None,
-    };
-    let checker = Checker::new(
-        sent_checksums!(i),
-        i.checksum_algorithm.as_ref(),
-        &req.headers,
-        req.trailing_headers.clone(),
-    )?;
+    let mut params = object_params!(i, req.headers);
+    params.content_md5 = content_md5(i.content_md5.as_ref(), &req.headers)?;
+    params.content_length = i.content_length.map(|l| l.max(0) as u64);
+    params.if_match = write_if_match(i.if_match);
+    params.if_none_match_any = write_if_none_match_any(i.if_none_match)?;
+    let checker = checker!(i, req)?;
     let (body, check) = checked_body(checker, i.body);
     params.check = check;
     let res = s3
@@ -48,17 +34,48 @@ pub(super) async fn put_object(
         .put_object(&rq, &i.bucket, &i.key, params, body)
         .await
         .map_err(to_s3)?;
-    let sums = checksums::stored(&res.meta);
-    Ok(S3Response::new(PutObjectOutput {
-        e_tag: Some(etag(&res.meta.etag)),
-        checksum_crc32: sums.checksum_crc32,
-        checksum_crc32c: sums.checksum_crc32c,
-        checksum_sha1: sums.checksum_sha1,
-        checksum_sha256: sums.checksum_sha256,
-        checksum_crc64nvme: sums.checksum_crc64nvme,
-        ..Default::default()
-    }))
+    Ok(S3Response::new(with_checksums!(
+        PutObjectOutput {
+            e_tag: Some(etag(&res.meta.etag)),
+        },
+        checksums::stored(&res.meta)
+    )))
 }
+
+/// A write's answer, `$output` with `$fields`: it names the object's (or
+/// part's) checksums, `$sums`.
+macro_rules! with_checksums {
+    ($output:ident { $($fields:tt)* }, $sums:expr) => {{
+        let sums = $sums;
+        $output {
+            $($fields)*
+            checksum_crc32: sums.checksum_crc32,
+            checksum_crc32c: sums.checksum_crc32c,
+            checksum_sha1: sums.checksum_sha1,
+            checksum_sha256: sums.checksum_sha256,
+            checksum_crc64nvme: sums.checksum_crc64nvme,
+            ..Default::default()
+        }
+    }};
+}
+pub(super) use with_checksums;
+
+/// What a write stores with its object (headers, `x-amz-meta-*`, tags,
+/// ACL; the rest of `PutParams` as by default), from the typed fields
+/// every input that makes an object shares (PutObject,
+/// CreateMultipartUpload); a malformed tag or ACL returns its error.
+macro_rules! object_params {
+    ($input:expr, $headers:expr) => {
+        rsgw_gateway::PutParams {
+            headers: super::put::stored_headers!($input, $headers),
+            user_meta: $input.metadata.unwrap_or_default().into_iter().collect(),
+            tags: super::tagging::tagging_header($input.tagging.as_deref())?,
+            acl: super::acl::canned($input.acl.as_ref().map(ObjectCannedACL::as_str))?,
+            ..Default::default()
+        }
+    };
+}
+pub(super) use object_params;
 
 /// A write's (PutObject's, CompleteMultipartUpload's) If-Match: the ETag
 /// to write over, `*` for any object.
@@ -164,21 +181,28 @@ pub(super) fn content_md5(
     }
 }
 
-/// The checksums a write's request sends (`x-amz-checksum-*`), from the
-/// typed fields every body-carrying input shares (PutObject, UploadPart).
-macro_rules! sent_checksums {
-    ($input:expr) => {
-        s3s::dto::Checksum {
-            checksum_crc32: $input.checksum_crc32.clone(),
-            checksum_crc32c: $input.checksum_crc32c.clone(),
-            checksum_sha1: $input.checksum_sha1.clone(),
-            checksum_sha256: $input.checksum_sha256.clone(),
-            checksum_crc64nvme: $input.checksum_crc64nvme.clone(),
-            ..Default::default()
-        }
+/// What checks the checksums a write's request asks for (`None`: none):
+/// the `x-amz-checksum-*` values sent in the typed fields every
+/// body-carrying input shares (PutObject, UploadPart), or announced for
+/// its trailers.
+macro_rules! checker {
+    ($input:expr, $req:expr) => {
+        crate::checksums::Checker::new(
+            s3s::dto::Checksum {
+                checksum_crc32: $input.checksum_crc32.clone(),
+                checksum_crc32c: $input.checksum_crc32c.clone(),
+                checksum_sha1: $input.checksum_sha1.clone(),
+                checksum_sha256: $input.checksum_sha256.clone(),
+                checksum_crc64nvme: $input.checksum_crc64nvme.clone(),
+                ..Default::default()
+            },
+            $input.checksum_algorithm.as_ref(),
+            &$req.headers,
+            $req.trailing_headers.clone(),
+        )
     };
 }
-pub(super) use sent_checksums;
+pub(super) use checker;
 
 /// A request's body as the gateway streams it, through `checker` when
 /// checksums are asked for (with what the gateway checks at the end).

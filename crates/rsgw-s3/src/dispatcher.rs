@@ -49,6 +49,9 @@ use crate::operation::S3Op;
 use crate::website::Website;
 use crate::{dates, fast_get, metrics, ratelimit};
 
+/// What a header line adds to its name and value: `: ` and CRLF.
+const HEADER_LINE_EXTRA: usize = 4;
+
 /// Request ids unique within a process and across its restarts:
 /// `tx<16 hex counter>-<8 hex start time>`, like radosgw's.
 struct RequestIds {
@@ -450,7 +453,7 @@ impl Dispatcher {
         let header_bytes: usize = req
             .headers()
             .iter()
-            .map(|(k, v)| k.as_str().len() + v.len() + 4)
+            .map(|(k, v)| k.as_str().len() + v.len() + HEADER_LINE_EXTRA)
             .sum();
         (header_bytes > self.max_header_size).then(|| {
             error_response(

@@ -81,11 +81,15 @@ fn bucket_and_key<'a>(
     (!bucket.is_empty() && !key.is_empty()).then(|| (bucket.to_string(), key))
 }
 
+/// Room for the headers of a cached object's response besides its
+/// `x-amz-meta-*` (it has 11 at most), reserved at once.
+const HEADERS: usize = 12;
+
 /// The response `RsgwS3::get_object` (or `head_object`) gives for `o`;
 /// `None` for metadata s3s would encode (RFC 2047) or refuse.
 fn response(o: &CachedObject, head: bool) -> Option<Response<Body>> {
     let m = o.meta();
-    let mut h = HeaderMap::with_capacity(12 + m.user_meta.len());
+    let mut h = HeaderMap::with_capacity(HEADERS + m.user_meta.len());
     let stored = |name: &str| m.headers.get(name).map(String::as_str);
     let value = |v: &str| HeaderValue::from_str(v).ok();
     h.insert(

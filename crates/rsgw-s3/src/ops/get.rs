@@ -1,7 +1,7 @@
 //! GetObject and HeadObject: an object's data and headers, a range or a
 //! part of it, under the request's conditions.
 
-use rsgw_gateway::{GetParams, RangeSpec, Requester};
+use rsgw_gateway::{GetParams, MAX_PART_NUMBER, RangeSpec, Requester};
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
@@ -148,7 +148,8 @@ fn response_expires(t: Option<Timestamp>) -> Option<String> {
     String::from_utf8(buf).ok()
 }
 
-/// `partNumber` of GetObject and HeadObject: that part (1 to 10000),
+/// `partNumber` of GetObject and HeadObject: that part (1 to
+/// [`MAX_PART_NUMBER`]),
 /// never with a Range.
 fn with_part(mut params: GetParams, part_number: Option<i32>) -> S3Result<GetParams> {
     let Some(n) = part_number else {
@@ -162,11 +163,11 @@ fn with_part(mut params: GetParams, part_number: Option<i32>) -> S3Result<GetPar
     }
     let n = u32::try_from(n)
         .ok()
-        .filter(|n| (1..=10_000).contains(n))
+        .filter(|n| (1..=MAX_PART_NUMBER).contains(n))
         .ok_or_else(|| {
             s3_error!(
                 InvalidArgument,
-                "Part number must be an integer between 1 and 10000, inclusive"
+                "Part number must be an integer between 1 and {MAX_PART_NUMBER}, inclusive"
             )
         })?;
     params.range = Some(RangeSpec::Part(n));

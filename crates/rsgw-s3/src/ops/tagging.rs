@@ -8,6 +8,7 @@ use s3s::{S3Request, S3Response, S3Result, s3_error};
 
 use super::RsgwS3;
 use crate::error::to_s3;
+use crate::uri::decode_query;
 
 pub(super) async fn get_bucket_tagging(
     s3: &RsgwS3,
@@ -119,7 +120,7 @@ pub(super) fn tagging_header(v: Option<&str>) -> S3Result<BTreeMap<String, Strin
     for pair in v.split('&') {
         let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
         let decode = |s: &str| {
-            url_decode(s).ok_or_else(|| {
+            decode_query(s).ok_or_else(|| {
                 s3_error!(
                     InvalidArgument,
                     "The x-amz-tagging header is not a valid URL-encoded query string"
@@ -129,32 +130,6 @@ pub(super) fn tagging_header(v: Option<&str>) -> S3Result<BTreeMap<String, Strin
         tags.push((decode(k)?, decode(val)?));
     }
     rsgw_gateway::check_tags(tags).map_err(to_s3)
-}
-
-/// Decodes `%XX` escapes (and `+` as a space, as in query strings);
-/// `None` for a bad escape or bytes that are not UTF-8.
-fn url_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' => {
-                let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

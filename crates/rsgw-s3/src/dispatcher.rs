@@ -385,6 +385,7 @@ impl Dispatcher {
         } else {
             Box::pin(self.s3s(req, &id)).await
         };
+        // then every answer is finished, step by step
         let routed = slot.routed();
         not_modified_without_body(&mut resp);
         partial_head(&mut resp, routed);

@@ -13,7 +13,8 @@
 use rsgw_gateway::Action;
 
 /// The families of operations: one module of `ops` each (`Family::Acl`
-/// is `ops::acl`), where what the family's operations share is kept.
+/// is `ops::acl`), where what the family's operations share is kept
+/// (PostObject, a put from a browser's form, has `ops::post` of its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Family {
     /// The buckets themselves.

@@ -7,9 +7,10 @@
 //! authorized.
 //!
 //! A family's module holds its operations and what only they use; what
-//! several families share is named where it belongs (`acl::canned`,
-//! `put::stored_headers!`, `tagging::tagging_header`, `copy::
-//! copy_source_range`) or here.
+//! several families share lives with the family it belongs to
+//! (`acl::canned`, `tagging::tagging_header`, `put::object_params!` and
+//! the body's `put::checker!`, `copy::copy_source`), and what every family
+//! shares here (who asks, the owner as S3 names one, the `null` version).
 
 mod acl;
 mod buckets;

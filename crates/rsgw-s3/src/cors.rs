@@ -9,7 +9,7 @@ use rsgw_gateway::{BucketInfo, CorsRule, Gateway, GatewayError, matching_rule};
 use s3s::Body;
 use s3s::host::S3Host;
 
-use crate::DnsNames;
+use crate::host::DnsNames;
 
 /// Finds the bucket a request is for and its CORS rules.
 #[derive(Clone)]

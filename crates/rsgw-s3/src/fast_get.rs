@@ -10,8 +10,8 @@
 //! percent-escapes; the bucket's record and the object cached and the
 //! anonymous reader allowed. Anything else, errors included, goes the
 //! usual way. What surrounds the dispatch (request id, CORS, rate-limit
-//! charging, metrics, the ops log) is `RequestIdService::call`'s, as for
-//! every request; the rate-limit admission is made here as s3s' access
+//! charging, metrics, the ops log) is the dispatcher's, as for every
+//! request; the rate-limit admission is made here as s3s' access
 //! check makes it.
 
 use std::time::{Duration, SystemTime};
@@ -21,9 +21,11 @@ use rsgw_gateway::{CachedObject, Gateway, Principal};
 use s3s::Body;
 use s3s::host::S3Host;
 
+use crate::host::DnsNames;
+use crate::noted::{Named, OpSlot};
 use crate::operation::S3Op;
-use crate::request_id::{Named, OpSlot};
-use crate::{DnsNames, ratelimit};
+use crate::ratelimit;
+use crate::requester::requester;
 
 /// Whether a request header leaves an S3 GET as it is: what browsers and
 /// proxies send on every request. Any other header (a range, a condition,
@@ -79,11 +81,15 @@ fn bucket_and_key<'a>(
     (!bucket.is_empty() && !key.is_empty()).then(|| (bucket.to_string(), key))
 }
 
+/// Room for the headers of a cached object's response besides its
+/// `x-amz-meta-*` (it has 11 at most), reserved at once.
+const HEADERS: usize = 12;
+
 /// The response `RsgwS3::get_object` (or `head_object`) gives for `o`;
 /// `None` for metadata s3s would encode (RFC 2047) or refuse.
 fn response(o: &CachedObject, head: bool) -> Option<Response<Body>> {
     let m = o.meta();
-    let mut h = HeaderMap::with_capacity(12 + m.user_meta.len());
+    let mut h = HeaderMap::with_capacity(HEADERS + m.user_meta.len());
     let stored = |name: &str| m.headers.get(name).map(String::as_str);
     let value = |v: &str| HeaderValue::from_str(v).ok();
     h.insert(
@@ -154,7 +160,7 @@ pub(crate) async fn serve(
         return None;
     }
     let (bucket, key) = bucket_and_key(hosts, req.headers(), req.uri().path())?;
-    let rq = crate::ops::requester(Principal::Anonymous, req.headers(), req.extensions());
+    let rq = requester(Principal::Anonymous, req.headers(), req.extensions());
     let object = gw.get_cached(&rq, &bucket, key)?;
     let resp = response(&object, head)?;
     slot.set(if head {

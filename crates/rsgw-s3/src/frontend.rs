@@ -7,8 +7,8 @@ use http::{Request, Response, StatusCode};
 use rsgw_frontend::{Handler, Rejection, RequestBody};
 use s3s::Body;
 
+use crate::dispatcher::Dispatcher;
 use crate::operation::S3Op;
-use crate::request_id::RequestIdService;
 
 /// The S3 error (status, code, message) a frontend refusal is answered with.
 fn s3_error_of(why: Rejection) -> (StatusCode, &'static str, &'static str) {
@@ -41,12 +41,12 @@ fn s3_error_of(why: Rejection) -> (StatusCode, &'static str, &'static str) {
     }
 }
 
-impl Handler for RequestIdService {
+impl Handler for Dispatcher {
     type Body = Body;
     type Operation = S3Op;
 
     fn call(&self, req: Request<RequestBody>) -> impl Future<Output = Response<Self::Body>> + Send {
-        RequestIdService::call(self, req.map(Body::http_body_unsync))
+        Dispatcher::call(self, req.map(Body::http_body_unsync))
     }
 
     fn reject(&self, why: Rejection) -> Response<Self::Body> {
@@ -59,7 +59,7 @@ impl Handler for RequestIdService {
     }
 
     fn write_metrics(&self, out: &mut String) {
-        RequestIdService::write_metrics(self, out);
+        Dispatcher::write_metrics(self, out);
     }
 }
 

@@ -1,14 +1,98 @@
-//! The S3 operations rsgw tells apart, as one typed enum: metrics label
-//! requests with it, and the access check notes it on each request.
+//! The S3 operations rsgw serves, in one table: each one's name (as S3 and
+//! s3s spell it), its family (the module of `ops` that implements it, or
+//! the stage of the dispatcher that answers it before s3s), the request
+//! that asks for it, and how it is authorized: the IAM action a bucket
+//! policy names, whose decision the gateway makes (`rsgw_gateway::authz`).
+//! Metrics label requests with [`S3Op`], and the access check notes it on
+//! each request. The table is checked against the service itself, by
+//! sending requests (`crate::probes`): the operations s3s routes that
+//! `RsgwS3` implements are exactly its s3s rows, each row's request
+//! reaches its operation, and a policy that denies a row's action (and
+//! only that one) denies its requests.
 
-/// Declares [`S3Op`] from the names of the operations rsgw implements,
-/// each spelt as s3s (and the S3 API) names it.
+use rsgw_gateway::Action;
+
+/// The families of operations: one module of `ops` each (`Family::Acl`
+/// is `ops::acl`), where what the family's operations share is kept
+/// (PostObject, a put from a browser's form, has `ops::post` of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// The buckets themselves.
+    Buckets,
+    /// Canned ACLs of buckets and objects.
+    Acl,
+    /// Bucket policies.
+    Policy,
+    /// CORS rules.
+    Cors,
+    /// Static websites.
+    Website,
+    /// Tags of buckets and objects.
+    Tagging,
+    /// Lifecycle rules.
+    Lifecycle,
+    /// Listings of the bucket index.
+    List,
+    /// Writes of whole objects.
+    Put,
+    /// Reads of objects.
+    Get,
+    /// Deletes of objects.
+    Delete,
+    /// Copies of objects.
+    Copy,
+    /// Multipart uploads.
+    Multipart,
+}
+
+/// Who answers an operation's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Served {
+    /// s3s routes and parses the request, and `RsgwS3` (`ops`) serves it.
+    S3s,
+    /// The dispatcher answers it before s3s (which routes no such request).
+    Dispatcher,
+}
+
+/// How an operation's requests are authorized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authz {
+    /// Signed requests only, each user acting on their own (their
+    /// buckets, a new one): no bucket, so no policy or ACL, decides.
+    Signed,
+    /// The gateway's decision for this IAM action, on the bucket or the
+    /// key the request names (on each key, for DeleteObjects).
+    Iam(Action),
+    /// A copy: `s3:GetObject` on the source, then this action on the
+    /// target.
+    CopyTo(Action),
+    /// None: the bucket's CORS rules answer.
+    CorsRules,
+}
+
+/// What the table says of one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// Its family.
+    pub family: Family,
+    /// Who answers it.
+    pub served: Served,
+    /// How its requests are authorized.
+    pub authz: Authz,
+    /// The request that asks for it: method, path (`/bucket`,
+    /// `/bucket/key`) and query, then what else tells it apart.
+    pub request: &'static str,
+}
+
+/// Declares [`S3Op`] from the table's rows: `name = family, served by,
+/// authorization, "request"`.
 macro_rules! operations {
-    ($($(#[$doc:meta])* $name:ident,)*) => {
-        /// An S3 operation rsgw serves, or [`S3Op::Other`].
+    ($($name:ident = $family:ident, $served:ident, $authz:expr, $request:literal;)*) => {
+        /// An S3 operation rsgw serves (its request in its documentation),
+        /// or [`S3Op::Other`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum S3Op {
-            $($(#[$doc])* $name,)*
+            $(#[doc = concat!("`", $request, "`")] $name,)*
             /// Anything else: operations rsgw does not implement, and
             /// requests refused before their operation was known (a bad
             /// signature, admission's `503 SlowDown`, an unroutable method).
@@ -35,107 +119,73 @@ macro_rules! operations {
                     _ => S3Op::Other,
                 }
             }
+
+            /// Its row of the table (`None` for [`S3Op::Other`]).
+            pub fn row(self) -> Option<Row> {
+                use {Action::*, Authz::*};
+                match self {
+                    $(S3Op::$name => Some(Row {
+                        family: Family::$family,
+                        served: Served::$served,
+                        authz: $authz,
+                        request: $request,
+                    }),)*
+                    S3Op::Other => None,
+                }
+            }
         }
     };
 }
 
 operations! {
-    /// GET / (the caller's buckets).
-    ListBuckets,
-    /// PUT /bucket.
-    CreateBucket,
-    /// HEAD /bucket.
-    HeadBucket,
-    /// DELETE /bucket.
-    DeleteBucket,
-    /// GET /bucket?location.
-    GetBucketLocation,
-    /// GET /bucket?acl.
-    GetBucketAcl,
-    /// PUT /bucket?acl.
-    PutBucketAcl,
-    /// GET /bucket?policy.
-    GetBucketPolicy,
-    /// PUT /bucket?policy.
-    PutBucketPolicy,
-    /// DELETE /bucket?policy.
-    DeleteBucketPolicy,
-    /// GET /bucket?policyStatus.
-    GetBucketPolicyStatus,
-    /// GET /bucket?cors.
-    GetBucketCors,
-    /// PUT /bucket?cors.
-    PutBucketCors,
-    /// DELETE /bucket?cors.
-    DeleteBucketCors,
-    /// OPTIONS /bucket[/key]: a browser's CORS preflight, answered before
-    /// s3s (which routes no OPTIONS).
-    PreflightCors,
-    /// GET /bucket?website.
-    GetBucketWebsite,
-    /// PUT /bucket?website.
-    PutBucketWebsite,
-    /// DELETE /bucket?website.
-    DeleteBucketWebsite,
-    /// Any request to the website endpoint (`bucket.<website name>`),
-    /// answered before s3s.
-    WebsiteGet,
-    /// GET /bucket?tagging.
-    GetBucketTagging,
-    /// PUT /bucket?tagging.
-    PutBucketTagging,
-    /// DELETE /bucket?tagging.
-    DeleteBucketTagging,
-    /// GET /bucket?lifecycle.
-    GetBucketLifecycleConfiguration,
-    /// PUT /bucket?lifecycle.
-    PutBucketLifecycleConfiguration,
-    /// DELETE /bucket?lifecycle.
-    DeleteBucketLifecycle,
-    /// GET /bucket.
-    ListObjects,
-    /// GET /bucket?list-type=2.
-    ListObjectsV2,
-    /// GET /bucket?versions.
-    ListObjectVersions,
-    /// PUT /bucket/key.
-    PutObject,
-    /// POST /bucket with an HTML form (a browser upload).
-    PostObject,
-    /// GET /bucket/key.
-    GetObject,
-    /// HEAD /bucket/key.
-    HeadObject,
-    /// DELETE /bucket/key.
-    DeleteObject,
-    /// POST /bucket?delete.
-    DeleteObjects,
-    /// PUT /bucket/key with x-amz-copy-source.
-    CopyObject,
-    /// GET /bucket/key?acl.
-    GetObjectAcl,
-    /// PUT /bucket/key?acl.
-    PutObjectAcl,
-    /// GET /bucket/key?tagging.
-    GetObjectTagging,
-    /// PUT /bucket/key?tagging.
-    PutObjectTagging,
-    /// DELETE /bucket/key?tagging.
-    DeleteObjectTagging,
-    /// POST /bucket/key?uploads.
-    CreateMultipartUpload,
-    /// PUT /bucket/key?partNumber&uploadId.
-    UploadPart,
-    /// PUT /bucket/key?partNumber&uploadId with x-amz-copy-source.
-    UploadPartCopy,
-    /// POST /bucket/key?uploadId.
-    CompleteMultipartUpload,
-    /// DELETE /bucket/key?uploadId.
-    AbortMultipartUpload,
-    /// GET /bucket/key?uploadId.
-    ListParts,
-    /// GET /bucket?uploads.
-    ListMultipartUploads,
+    // operation                      family     served by   authorized as                    request
+    ListBuckets                     = Buckets,   S3s,        Signed,                          "GET /";
+    CreateBucket                    = Buckets,   S3s,        Signed,                          "PUT /bucket";
+    HeadBucket                      = Buckets,   S3s,        Iam(ListBucket),                 "HEAD /bucket";
+    DeleteBucket                    = Buckets,   S3s,        Iam(DeleteBucket),               "DELETE /bucket";
+    GetBucketLocation               = Buckets,   S3s,        Iam(GetBucketLocation),          "GET /bucket?location";
+    GetBucketAcl                    = Acl,       S3s,        Iam(GetBucketAcl),               "GET /bucket?acl";
+    PutBucketAcl                    = Acl,       S3s,        Iam(PutBucketAcl),               "PUT /bucket?acl";
+    GetBucketPolicy                 = Policy,    S3s,        Iam(GetBucketPolicy),            "GET /bucket?policy";
+    PutBucketPolicy                 = Policy,    S3s,        Iam(PutBucketPolicy),            "PUT /bucket?policy";
+    DeleteBucketPolicy              = Policy,    S3s,        Iam(DeleteBucketPolicy),         "DELETE /bucket?policy";
+    GetBucketPolicyStatus           = Policy,    S3s,        Iam(GetBucketPolicyStatus),      "GET /bucket?policyStatus";
+    GetBucketCors                   = Cors,      S3s,        Iam(GetBucketCors),              "GET /bucket?cors";
+    PutBucketCors                   = Cors,      S3s,        Iam(PutBucketCors),              "PUT /bucket?cors";
+    DeleteBucketCors                = Cors,      S3s,        Iam(PutBucketCors),              "DELETE /bucket?cors";
+    PreflightCors                   = Cors,      Dispatcher, CorsRules,                       "OPTIONS /bucket/key";
+    GetBucketWebsite                = Website,   S3s,        Iam(GetBucketWebsite),           "GET /bucket?website";
+    PutBucketWebsite                = Website,   S3s,        Iam(PutBucketWebsite),           "PUT /bucket?website";
+    DeleteBucketWebsite             = Website,   S3s,        Iam(DeleteBucketWebsite),        "DELETE /bucket?website";
+    WebsiteGet                      = Website,   Dispatcher, Iam(GetObject),                  "GET /key on bucket.<website name>";
+    GetBucketTagging                = Tagging,   S3s,        Iam(GetBucketTagging),           "GET /bucket?tagging";
+    PutBucketTagging                = Tagging,   S3s,        Iam(PutBucketTagging),           "PUT /bucket?tagging";
+    DeleteBucketTagging             = Tagging,   S3s,        Iam(PutBucketTagging),           "DELETE /bucket?tagging";
+    GetBucketLifecycleConfiguration = Lifecycle, S3s,        Iam(GetLifecycleConfiguration),  "GET /bucket?lifecycle";
+    PutBucketLifecycleConfiguration = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "PUT /bucket?lifecycle";
+    DeleteBucketLifecycle           = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "DELETE /bucket?lifecycle";
+    ListObjects                     = List,      S3s,        Iam(ListBucket),                 "GET /bucket";
+    ListObjectsV2                   = List,      S3s,        Iam(ListBucket),                 "GET /bucket?list-type=2";
+    ListObjectVersions              = List,      S3s,        Iam(ListBucketVersions),         "GET /bucket?versions";
+    PutObject                       = Put,       S3s,        Iam(PutObject),                  "PUT /bucket/key";
+    PostObject                      = Put,       S3s,        Iam(PutObject),                  "POST /bucket with a form";
+    GetObject                       = Get,       S3s,        Iam(GetObject),                  "GET /bucket/key";
+    HeadObject                      = Get,       S3s,        Iam(GetObject),                  "HEAD /bucket/key";
+    DeleteObject                    = Delete,    S3s,        Iam(DeleteObject),               "DELETE /bucket/key";
+    DeleteObjects                   = Delete,    S3s,        Iam(DeleteObject),               "POST /bucket?delete";
+    CopyObject                      = Copy,      S3s,        CopyTo(PutObject),               "PUT /bucket/key with x-amz-copy-source";
+    GetObjectAcl                    = Acl,       S3s,        Iam(GetObjectAcl),               "GET /bucket/key?acl";
+    PutObjectAcl                    = Acl,       S3s,        Iam(PutObjectAcl),               "PUT /bucket/key?acl";
+    GetObjectTagging                = Tagging,   S3s,        Iam(GetObjectTagging),           "GET /bucket/key?tagging";
+    PutObjectTagging                = Tagging,   S3s,        Iam(PutObjectTagging),           "PUT /bucket/key?tagging";
+    DeleteObjectTagging             = Tagging,   S3s,        Iam(DeleteObjectTagging),        "DELETE /bucket/key?tagging";
+    CreateMultipartUpload           = Multipart, S3s,        Iam(PutObject),                  "POST /bucket/key?uploads";
+    UploadPart                      = Multipart, S3s,        Iam(PutObject),                  "PUT /bucket/key?partNumber&uploadId";
+    UploadPartCopy                  = Multipart, S3s,        CopyTo(PutObject),               "PUT /bucket/key?partNumber&uploadId with x-amz-copy-source";
+    CompleteMultipartUpload         = Multipart, S3s,        Iam(PutObject),                  "POST /bucket/key?uploadId";
+    AbortMultipartUpload            = Multipart, S3s,        Iam(AbortMultipartUpload),       "DELETE /bucket/key?uploadId";
+    ListParts                       = Multipart, S3s,        Iam(ListMultipartUploadParts),   "GET /bucket/key?uploadId";
+    ListMultipartUploads            = Multipart, S3s,        Iam(ListBucketMultipartUploads), "GET /bucket?uploads";
 }
 
 impl rsgw_frontend::Operation for S3Op {
@@ -171,41 +221,5 @@ mod tests {
         }
         assert_eq!(S3Op::from_s3s("PutBucketReplication"), S3Op::Other);
         assert_eq!(S3Op::from_s3s("Other"), S3Op::Other);
-    }
-
-    /// Every operation `RsgwS3` implements has a variant of its own, so a
-    /// new one cannot fall into `Other` unnoticed: its method's name in
-    /// `impl S3 for RsgwS3` (snake case) must name a variant.
-    #[test]
-    fn every_implemented_operation_is_named() {
-        let src = include_str!("ops.rs");
-        let body = src
-            .split_once("impl S3 for RsgwS3 {")
-            .map(|(_, b)| b)
-            .expect("impl S3 for RsgwS3 in ops.rs");
-        let mut seen = 0;
-        for line in body.lines().take_while(|l| *l != "}") {
-            let Some(rest) = line.trim_start().strip_prefix("async fn ") else {
-                continue;
-            };
-            let snake: String = rest.chars().take_while(|c| *c != '(').collect();
-            let camel: String = snake
-                .split('_')
-                .map(|w| {
-                    let mut c = w.chars();
-                    c.next()
-                        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                        .unwrap_or_default()
-                })
-                .collect();
-            assert_ne!(
-                S3Op::from_s3s(&camel),
-                S3Op::Other,
-                "RsgwS3::{snake} has no S3Op variant ({camel})"
-            );
-            seen += 1;
-        }
-        // Other, and the preflight and website requests answered in front of s3s
-        assert_eq!(seen, S3Op::ALL.len() - 3, "every variant is implemented");
     }
 }

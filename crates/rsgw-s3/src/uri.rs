@@ -18,17 +18,35 @@ pub(crate) fn encode(s: &str, keep_slash: bool) -> String {
 /// Decodes a path's percent-escapes; `None` if they are broken or the
 /// result is not UTF-8.
 pub(crate) fn decode_path(path: &str) -> Option<String> {
-    let b = path.as_bytes();
+    decode(path, false)
+}
+
+/// Decodes a query string's part: percent-escapes, and `+` as a space;
+/// `None` if an escape is broken or the result is not UTF-8.
+pub(crate) fn decode_query(part: &str) -> Option<String> {
+    decode(part, true)
+}
+
+/// Decodes `%XX` escapes, and `+` as a space when `plus_is_space`.
+fn decode(s: &str, plus_is_space: bool) -> Option<String> {
+    let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
+        match b[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' if plus_is_space => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
         }
     }
     String::from_utf8(out).ok()
@@ -52,5 +70,9 @@ mod tests {
         assert_eq!(decode_path("a%2"), None);
         assert_eq!(decode_path("a%zz"), None);
         assert_eq!(decode_path("%ff"), None);
+        // a path keeps its '+'; a query string's is a space
+        assert_eq!(decode_path("a+b").as_deref(), Some("a+b"));
+        assert_eq!(decode_query("a+b%2B").as_deref(), Some("a b+"));
+        assert_eq!(decode_query("a%2"), None);
     }
 }

@@ -1,100 +1,20 @@
-//! Static websites in S3's terms: the `WebsiteConfiguration` document of
-//! Put/Get/DeleteBucketWebsite, and the website endpoint, which answers
-//! GET and HEAD to `bucket.<website name>` (`s3.website_dns_names`, like
-//! radosgw's `rgw_dns_s3website_name`) from the gateway's decision
+//! The website endpoint, the dispatcher's first stage: it answers GET and
+//! HEAD to `bucket.<website name>` (`s3.website_dns_names`, like radosgw's
+//! `rgw_dns_s3website_name`) from the gateway's decision
 //! (`Gateway::website_get`): objects, redirects, and errors as HTML pages
 //! (or the bucket's error document), never as XML.
 
-use rsgw_gateway::{
-    Gateway, GetResult, Principal, Redirect as GwRedirect, RedirectAll, RoutingRule as GwRule,
-    WebsiteConfig, WebsiteRedirect, WebsiteReply,
-};
+use rsgw_gateway::{Gateway, GetResult, Principal, WebsiteRedirect, WebsiteReply};
 use s3s::Body;
-use s3s::dto::{
-    Condition, ETagCondition, ErrorDocument, GetBucketWebsiteOutput, IndexDocument, Protocol,
-    Range, Redirect, RedirectAllRequestsTo, RoutingRule, StreamingBlob, Timestamp, TimestampFormat,
-    WebsiteConfiguration,
-};
+use s3s::S3Error;
+use s3s::dto::{ETagCondition, Range, StreamingBlob, Timestamp, TimestampFormat};
 use s3s::host::S3Host;
-use s3s::{S3Error, S3Result, s3_error};
 
-use crate::DnsNames;
+use crate::dto::get_params;
 use crate::error::to_s3;
-use crate::ops::{get_params, requester};
+use crate::host::DnsNames;
+use crate::requester::requester;
 use crate::uri::{decode_path, encode};
-
-/// A status code element (`HttpRedirectCode`, `HttpErrorCodeReturnedEquals`)
-/// as a number.
-fn code(field: &str, v: Option<String>) -> S3Result<Option<u16>> {
-    v.map(|v| {
-        v.trim()
-            .parse::<u16>()
-            .map_err(|_| s3_error!(InvalidArgument, "{field} is not an HTTP status code: {v}"))
-    })
-    .transpose()
-}
-
-/// The gateway's configuration from S3's document.
-pub(crate) fn from_s3(c: WebsiteConfiguration) -> S3Result<WebsiteConfig> {
-    let mut rules = Vec::new();
-    for r in c.routing_rules.unwrap_or_default() {
-        let cond = r.condition.unwrap_or_default();
-        let d = r.redirect;
-        rules.push(GwRule {
-            key_prefix: cond.key_prefix_equals,
-            error_code: code(
-                "HttpErrorCodeReturnedEquals",
-                cond.http_error_code_returned_equals,
-            )?,
-            redirect: GwRedirect {
-                host: d.host_name,
-                protocol: d.protocol.map(|p| p.as_str().to_string()),
-                replace_key_prefix: d.replace_key_prefix_with,
-                replace_key: d.replace_key_with,
-                code: code("HttpRedirectCode", d.http_redirect_code)?,
-            },
-        });
-    }
-    Ok(WebsiteConfig {
-        index_suffix: c.index_document.map(|i| i.suffix),
-        error_key: c.error_document.map(|e| e.key),
-        redirect_all: c.redirect_all_requests_to.map(|r| RedirectAll {
-            host: r.host_name,
-            protocol: r.protocol.map(|p| p.as_str().to_string()),
-        }),
-        routing_rules: rules,
-    })
-}
-
-/// S3's document of the gateway's configuration.
-pub(crate) fn to_s3_output(c: WebsiteConfig) -> GetBucketWebsiteOutput {
-    let rules = c
-        .routing_rules
-        .into_iter()
-        .map(|r| RoutingRule {
-            condition: (r.key_prefix.is_some() || r.error_code.is_some()).then(|| Condition {
-                key_prefix_equals: r.key_prefix,
-                http_error_code_returned_equals: r.error_code.map(|c| c.to_string()),
-            }),
-            redirect: Redirect {
-                host_name: r.redirect.host,
-                protocol: r.redirect.protocol.map(Protocol::from),
-                replace_key_prefix_with: r.redirect.replace_key_prefix,
-                replace_key_with: r.redirect.replace_key,
-                http_redirect_code: r.redirect.code.map(|c| c.to_string()),
-            },
-        })
-        .collect::<Vec<_>>();
-    GetBucketWebsiteOutput {
-        index_document: c.index_suffix.map(|suffix| IndexDocument { suffix }),
-        error_document: c.error_key.map(|key| ErrorDocument { key }),
-        redirect_all_requests_to: c.redirect_all.map(|r| RedirectAllRequestsTo {
-            host_name: r.host,
-            protocol: r.protocol.map(Protocol::from),
-        }),
-        routing_rules: (!rules.is_empty()).then_some(rules),
-    }
-}
 
 /// The website endpoint: which requests are for it, and their answers.
 #[derive(Clone)]
@@ -391,49 +311,5 @@ mod tests {
             true,
         );
         assert!(head.body().bytes().expect("buffered").is_empty());
-    }
-
-    #[test]
-    fn configurations_round_trip_through_s3s_documents() {
-        let doc = WebsiteConfiguration {
-            index_document: Some(IndexDocument {
-                suffix: "index.html".into(),
-            }),
-            error_document: Some(ErrorDocument {
-                key: "err.html".into(),
-            }),
-            redirect_all_requests_to: None,
-            routing_rules: Some(vec![RoutingRule {
-                condition: Some(Condition {
-                    key_prefix_equals: Some("docs/".into()),
-                    http_error_code_returned_equals: Some("404".into()),
-                }),
-                redirect: Redirect {
-                    host_name: Some("example.com".into()),
-                    http_redirect_code: Some("302".into()),
-                    protocol: Some(Protocol::from("https".to_string())),
-                    replace_key_prefix_with: Some("d/".into()),
-                    replace_key_with: None,
-                },
-            }]),
-        };
-        let cfg = from_s3(doc.clone()).expect("valid");
-        assert_eq!(cfg.routing_rules[0].error_code, Some(404));
-        assert_eq!(cfg.routing_rules[0].redirect.code, Some(302));
-        let out = to_s3_output(cfg);
-        assert_eq!(out.index_document, doc.index_document);
-        assert_eq!(out.error_document, doc.error_document);
-        assert_eq!(out.routing_rules, doc.routing_rules);
-        let bad = WebsiteConfiguration {
-            routing_rules: Some(vec![RoutingRule {
-                condition: None,
-                redirect: Redirect {
-                    http_redirect_code: Some("soon".into()),
-                    ..Default::default()
-                },
-            }]),
-            ..doc
-        };
-        assert!(from_s3(bad).is_err());
     }
 }

@@ -1,12 +1,31 @@
-//! The object cache's figures in `/metrics` (the cache itself is the
-//! gateway's: `rsgw_gateway::Gateway::object_cache_stats`).
+//! The gateway's own figures in `/metrics`, in Prometheus text: whether
+//! the metadata caches are kept coherent by a watch, the rate limits'
+//! refusals (`crate::ratelimit`), and the object cache's figures (the
+//! cache itself is the gateway's: `rsgw_gateway::Gateway::object_cache_stats`).
 
 use std::fmt::Write as _;
 
 use rsgw_gateway::Gateway;
 
-/// `rsgw_object_cache_*`, in Prometheus text.
-pub(crate) fn write_metrics(gw: &Gateway, out: &mut String) {
+use crate::ratelimit;
+
+/// Writes every figure.
+pub(crate) fn write(gw: &Gateway, out: &mut String) {
+    out.push_str(
+        "# HELP rsgw_metadata_watch_up 1 while the instance watches the store's control object, so its metadata caches are coherent; 0 while it falls back to short TTLs (s3.metadata_cache_ttl_ms).\n\
+         # TYPE rsgw_metadata_watch_up gauge\n",
+    );
+    out.push_str(if gw.metadata_watched() {
+        "rsgw_metadata_watch_up 1\n"
+    } else {
+        "rsgw_metadata_watch_up 0\n"
+    });
+    ratelimit::write_metrics(gw, out);
+    write_object_cache(gw, out);
+}
+
+/// `rsgw_object_cache_*`.
+fn write_object_cache(gw: &Gateway, out: &mut String) {
     let s = gw.object_cache_stats();
     let rows: [(&str, &str, &str, u64); 10] = [
         (

@@ -1,15 +1,14 @@
-//! Browser uploads: POST object, an HTML form (`multipart/form-data`) with
-//! a presigned POST policy. s3s parses the form, checks its signature and
-//! the policy's conditions (expiry, `eq`, `starts-with`,
-//! `content-length-range`) and hands over the fields it knows as a
-//! `PostObjectInput`; it drops the rest of the form. So that no field is
-//! ignored silently, the form's fields are also tapped on their way in
-//! ([`FormTap`]) and read here: `acl` (S3's name for the canned ACL field),
-//! `${filename}` in `key` (the file's name, as S3 substitutes it), and the
-//! fields rsgw refuses as headers (encryption, object lock, grants, storage
-//! classes, website redirects; see `unhonoured`) or as a whole (`tagging`,
-//! an XML document). The object is then written as PutObject writes it,
-//! and the reply ([`PostReply`]) names the key as written.
+//! Browser uploads' forms (`multipart/form-data`, POST object) as they
+//! pass: s3s parses the form, checks its signature and the policy's
+//! conditions (expiry, `eq`, `starts-with`, `content-length-range`) and
+//! hands over the fields it knows as a `PostObjectInput`; it drops the
+//! rest of the form. So that no field is ignored silently, the form's
+//! fields are also tapped on their way in ([`FormTap`], which the
+//! dispatcher puts on every POST form) and read by the PostObject
+//! operation (`ops::post`). Here too: S3's answers where s3s refuses a
+//! form in its own words ([`refusal`]), the redirect a form may ask for
+//! ([`redirect_ok`]), and the reply to a successful upload
+//! ([`PostReply`]), which names the key as written.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -17,12 +16,9 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures::Stream;
-use s3s::dto::{ObjectCannedACL, PostObjectInput, PostObjectOutput, PutObjectInput};
 use s3s::stream::{ByteStream, RemainingLength};
-use s3s::{Body, S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
+use s3s::{Body, S3Error, S3ErrorCode, S3Result, s3_error};
 
-use crate::RsgwS3;
-use crate::operation::S3Op;
 use crate::uri::encode;
 
 /// How much more than `s3.post_form_fields_max` of a form's start is
@@ -106,6 +102,25 @@ impl FormTap {
     fn read(&self) -> FormStart {
         let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         form_start(&kept, &self.boundary, self.limit)
+    }
+
+    /// The form's fields before the file (names lowercased, as s3s keeps
+    /// them) and the file part's file name; S3's error for a form whose
+    /// fields are too long or come after the file.
+    pub(crate) fn fields(&self) -> S3Result<(Vec<(String, String)>, String)> {
+        match self.read() {
+            FormStart::Fields(fields, filename) => Ok((fields, filename)),
+            FormStart::TooLong => {
+                let (status, code, message) = too_long(self.limit);
+                let mut e = S3Error::with_message(S3ErrorCode::Custom(code.into()), message);
+                e.set_status_code(status);
+                Err(e)
+            }
+            FormStart::NoFile => Err(s3_error!(
+                InvalidArgument,
+                "POST form fields must come before the file"
+            )),
+        }
     }
 }
 
@@ -252,7 +267,7 @@ impl PostReply {
     /// access hook with [`redirect_ok`]) with the bucket, key and ETag in
     /// its query; else `success_action_status` (200, 201
     /// with a `PostResponse` document, 204 by default).
-    fn new(
+    pub(crate) fn new(
         redirect: Option<&str>,
         status: Option<&str>,
         object_url: String,
@@ -321,125 +336,6 @@ impl PostReply {
         h.insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
         resp
     }
-}
-
-/// Writes a POST form's object as PutObject does.
-pub(crate) async fn post_object(
-    s3: &RsgwS3,
-    req: S3Request<PostObjectInput>,
-) -> S3Result<S3Response<PostObjectOutput>> {
-    let tap = req
-        .extensions
-        .get::<FormTap>()
-        .ok_or_else(|| s3_error!(InternalError, "a POST form was not tapped"))?;
-    let (fields, filename) = match tap.read() {
-        FormStart::Fields(fields, filename) => (fields, filename),
-        FormStart::TooLong => {
-            let (status, code, message) = too_long(tap.limit);
-            let mut e = S3Error::with_message(S3ErrorCode::Custom(code.into()), message);
-            e.set_status_code(status);
-            return Err(e);
-        }
-        FormStart::NoFile => {
-            return Err(s3_error!(
-                InvalidArgument,
-                "POST form fields must come before the file"
-            ));
-        }
-    };
-    // the fields rsgw refuses as headers are refused as fields too
-    let mut as_headers = http::HeaderMap::new();
-    for (k, v) in &fields {
-        if let (Ok(k), Ok(v)) = (
-            http::HeaderName::from_bytes(k.as_bytes()),
-            http::HeaderValue::from_str(v),
-        ) {
-            as_headers.append(k, v);
-        }
-    }
-    crate::unhonoured::refuse(S3Op::PutObject, None, &as_headers)?;
-    let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v);
-    if field("tagging").is_some() {
-        return Err(s3_error!(
-            NotImplemented,
-            "The tagging form field is not implemented by rsgw: use x-amz-tagging (key=value&...) instead"
-        ));
-    }
-    let acl = field("acl").map(|a| ObjectCannedACL::from(a.clone()));
-    // kept as sent, as PutObject keeps its Expires header
-    let mut req = req;
-    if let Some(v) = field("expires").and_then(|v| http::HeaderValue::from_str(v).ok()) {
-        req.headers.insert(http::header::EXPIRES, v);
-    }
-    let key = req.input.key.replace("${filename}", &filename);
-    let bucket = req.input.bucket.clone();
-    let client = req.extensions.get::<rsgw_frontend::Client>();
-    let scheme = if client.is_some_and(|c| c.secure) {
-        "https"
-    } else {
-        "http"
-    };
-    let host = req
-        .headers
-        .get(http::header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    // path-style (POST /bucket) or virtual-hosted (POST / on bucket.<name>)
-    let object_url = if req.uri.path().trim_end_matches('/').is_empty() {
-        format!("{scheme}://{host}/{}", encode(&key, true))
-    } else {
-        format!("{scheme}://{host}/{bucket}/{}", encode(&key, true))
-    };
-    let redirect = field("success_action_redirect")
-        .or_else(|| field("redirect"))
-        .cloned();
-    let status = field("success_action_status").cloned();
-    let put_key = key.clone();
-    let put = req.map_input(|i| PutObjectInput {
-        acl: acl.or(i.acl),
-        key: put_key,
-        body: i.body,
-        bucket: i.bucket,
-        cache_control: i.cache_control,
-        checksum_algorithm: i.checksum_algorithm,
-        checksum_crc32: i.checksum_crc32,
-        checksum_crc32c: i.checksum_crc32c,
-        checksum_crc64nvme: i.checksum_crc64nvme,
-        checksum_sha1: i.checksum_sha1,
-        checksum_sha256: i.checksum_sha256,
-        content_disposition: i.content_disposition,
-        content_encoding: i.content_encoding,
-        content_language: i.content_language,
-        content_length: i.content_length,
-        content_md5: i.content_md5,
-        content_type: i.content_type,
-        expected_bucket_owner: i.expected_bucket_owner,
-        expires: i.expires,
-        if_match: i.if_match,
-        if_none_match: i.if_none_match,
-        metadata: i.metadata,
-        tagging: i.tagging,
-        ..Default::default()
-    });
-    let mut out = s3.put_object(put).await?;
-    let etag = out
-        .output
-        .e_tag
-        .as_ref()
-        .map(|e| format!("\"{}\"", e.value()))
-        .unwrap_or_default();
-    out.extensions.insert(PostReply::new(
-        redirect.as_deref(),
-        status.as_deref(),
-        object_url,
-        &bucket,
-        &key,
-        etag,
-    ));
-    Ok(out.map_output(|o| PostObjectOutput {
-        e_tag: o.e_tag,
-        ..Default::default()
-    }))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Bucket lifecycle in S3's terms: the `LifecycleConfiguration` document of
-//! Put/GetBucketLifecycleConfiguration to and from the gateway's rules.
+//! Get/Put/DeleteBucketLifecycle(Configuration): the
+//! `LifecycleConfiguration` document to and from the gateway's rules.
 //! What rsgw does not apply (transitions, noncurrent versions, expired
 //! delete markers, size filters) is refused with `501 NotImplemented`,
 //! never stored and ignored.
@@ -13,7 +13,61 @@ use s3s::dto::{
     GetBucketLifecycleConfigurationOutput, LifecycleExpiration, LifecycleRule,
     LifecycleRuleAndOperator, LifecycleRuleFilter, Tag, Timestamp,
 };
-use s3s::{S3Result, s3_error};
+use s3s::dto::{
+    DeleteBucketLifecycleInput, DeleteBucketLifecycleOutput, GetBucketLifecycleConfigurationInput,
+    PutBucketLifecycleConfigurationInput, PutBucketLifecycleConfigurationOutput,
+};
+use s3s::{S3Request, S3Response, S3Result, s3_error};
+
+use super::RsgwS3;
+use crate::error::to_s3;
+
+pub(super) async fn get_bucket_lifecycle_configuration(
+    s3: &RsgwS3,
+    req: S3Request<GetBucketLifecycleConfigurationInput>,
+) -> S3Result<S3Response<GetBucketLifecycleConfigurationOutput>> {
+    let rq = s3.requester(&req).await?;
+    let rules = s3
+        .gw
+        .get_bucket_lifecycle(&rq, &req.input.bucket)
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(rules_to_s3(rules)))
+}
+
+pub(super) async fn put_bucket_lifecycle_configuration(
+    s3: &RsgwS3,
+    req: S3Request<PutBucketLifecycleConfigurationInput>,
+) -> S3Result<S3Response<PutBucketLifecycleConfigurationOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let Some(cfg) = i.lifecycle_configuration else {
+        return Err(s3_error!(
+            MalformedXML,
+            "no LifecycleConfiguration in the body"
+        ));
+    };
+    let rules = rules_from_s3(cfg)?;
+    s3.gw
+        .put_bucket_lifecycle(&rq, &i.bucket, rules)
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(
+        PutBucketLifecycleConfigurationOutput::default(),
+    ))
+}
+
+pub(super) async fn delete_bucket_lifecycle(
+    s3: &RsgwS3,
+    req: S3Request<DeleteBucketLifecycleInput>,
+) -> S3Result<S3Response<DeleteBucketLifecycleOutput>> {
+    let rq = s3.requester(&req).await?;
+    s3.gw
+        .delete_bucket_lifecycle(&rq, &req.input.bucket)
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(DeleteBucketLifecycleOutput::default()))
+}
 
 fn days(field: &str, v: Option<i32>) -> S3Result<Option<u32>> {
     v.map(|d| {
@@ -83,7 +137,7 @@ fn and(a: LifecycleRuleAndOperator) -> S3Result<(FilterForm, String, BTreeMap<St
 
 /// The gateway's rules from S3's document (checked further by the
 /// gateway).
-pub(crate) fn from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
+fn rules_from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
     let mut out = Vec::with_capacity(c.rules.len());
     for mut r in c.rules {
         if r.transitions.as_ref().is_some_and(|t| !t.is_empty())
@@ -153,7 +207,7 @@ fn days_out(d: u32) -> i32 {
 }
 
 /// S3's document of the gateway's rules.
-pub(crate) fn to_s3(rules: Vec<GwRule>) -> GetBucketLifecycleConfigurationOutput {
+fn rules_to_s3(rules: Vec<GwRule>) -> GetBucketLifecycleConfigurationOutput {
     let rules = rules
         .into_iter()
         .map(|r| {

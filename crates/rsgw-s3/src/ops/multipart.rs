@@ -1,0 +1,267 @@
+//! Multipart uploads: CreateMultipartUpload, UploadPart, UploadPartCopy,
+//! CompleteMultipartUpload, AbortMultipartUpload, ListParts and
+//! ListMultipartUploads.
+
+use rsgw_gateway::{CompleteChecks, MAX_PART_NUMBER};
+use s3s::dto::*;
+use s3s::{S3Request, S3Response, S3Result, s3_error};
+
+use super::RsgwS3;
+use super::copy::{copy_source, copy_source_range, source_conditions};
+use super::put::{
+    checked_body, checker, content_md5, object_params, with_checksums, write_if_match,
+    write_if_none_match_any,
+};
+use crate::checksums;
+use crate::dto::{etag, ts};
+use crate::error::to_s3;
+use crate::limits::page_size;
+
+pub(super) async fn create_multipart_upload(
+    s3: &RsgwS3,
+    req: S3Request<CreateMultipartUploadInput>,
+) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let params = object_params!(i, req.headers);
+    let upload_id = s3
+        .gw
+        .create_multipart(&rq, &i.bucket, &i.key, params)
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(CreateMultipartUploadOutput {
+        bucket: Some(i.bucket),
+        key: Some(i.key),
+        upload_id: Some(upload_id),
+        ..Default::default()
+    }))
+}
+
+pub(super) async fn upload_part(
+    s3: &RsgwS3,
+    req: S3Request<UploadPartInput>,
+) -> S3Result<S3Response<UploadPartOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let checker = checker!(i, req)?;
+    let (body, check) = checked_body(checker, i.body);
+    let number = part_number(i.part_number)?;
+    let part = s3
+        .gw
+        .upload_part(
+            &rq,
+            &i.bucket,
+            &i.key,
+            &i.upload_id,
+            number,
+            i.content_length.map(|l| l.max(0) as u64),
+            content_md5(i.content_md5.as_ref(), &req.headers)?,
+            check,
+            body,
+        )
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(with_checksums!(
+        UploadPartOutput {
+            e_tag: Some(etag(&part.etag)),
+        },
+        checksums::from_map(&part.checksums)
+    )))
+}
+
+pub(super) async fn upload_part_copy(
+    s3: &RsgwS3,
+    req: S3Request<UploadPartCopyInput>,
+) -> S3Result<S3Response<UploadPartCopyOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let (src_bucket, src_key) = copy_source(&i.copy_source)?;
+    let number = part_number(i.part_number)?;
+    let range = i
+        .copy_source_range
+        .as_deref()
+        .map(copy_source_range)
+        .transpose()?;
+    let conditions = source_conditions!(i);
+    let part = s3
+        .gw
+        .upload_part_copy(
+            &rq,
+            &i.bucket,
+            &i.key,
+            &i.upload_id,
+            number,
+            src_bucket,
+            src_key,
+            range,
+            conditions,
+        )
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(UploadPartCopyOutput {
+        copy_part_result: Some(CopyPartResult {
+            e_tag: Some(etag(&part.etag)),
+            last_modified: Some(ts(part.mtime)),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }))
+}
+
+pub(super) async fn complete_multipart_upload(
+    s3: &RsgwS3,
+    req: S3Request<CompleteMultipartUploadInput>,
+) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let parts = i
+        .multipart_upload
+        .and_then(|m| m.parts)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| {
+            let n = p.part_number.and_then(|n| u32::try_from(n).ok());
+            let e = p.e_tag.map(|e| match e {
+                ETag::Strong(s) | ETag::Weak(s) => s,
+            });
+            n.zip(e)
+                .ok_or_else(|| s3_error!(MalformedXML, "each part needs a PartNumber and an ETag"))
+        })
+        .collect::<S3Result<Vec<_>>>()?;
+    let checks = CompleteChecks {
+        if_match: write_if_match(i.if_match),
+        if_none_match_any: write_if_none_match_any(i.if_none_match)?,
+        object_size: i.mpu_object_size.map(|s| s.max(0) as u64),
+    };
+    let res = s3
+        .gw
+        .complete_multipart_checked(&rq, &i.bucket, &i.key, &i.upload_id, &parts, &checks)
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(CompleteMultipartUploadOutput {
+        location: Some(format!("/{}/{}", i.bucket, i.key)),
+        bucket: Some(i.bucket),
+        key: Some(i.key),
+        e_tag: Some(etag(&res.meta.etag)),
+        ..Default::default()
+    }))
+}
+
+pub(super) async fn abort_multipart_upload(
+    s3: &RsgwS3,
+    req: S3Request<AbortMultipartUploadInput>,
+) -> S3Result<S3Response<AbortMultipartUploadOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    s3.gw
+        .abort_multipart(&rq, &i.bucket, &i.key, &i.upload_id)
+        .await
+        .map_err(to_s3)?;
+    Ok(S3Response::new(AbortMultipartUploadOutput::default()))
+}
+
+pub(super) async fn list_parts(
+    s3: &RsgwS3,
+    req: S3Request<ListPartsInput>,
+) -> S3Result<S3Response<ListPartsOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let max = page_size(i.max_parts);
+    let marker = i.part_number_marker.unwrap_or(0).max(0) as u32;
+    let (up, parts, truncated) = s3
+        .gw
+        .list_parts(&rq, &i.bucket, &i.key, &i.upload_id, marker, max as usize)
+        .await
+        .map_err(to_s3)?;
+    let owner = s3.owner(&up.owner).await;
+    Ok(S3Response::new(ListPartsOutput {
+        bucket: Some(i.bucket),
+        key: Some(i.key),
+        upload_id: Some(i.upload_id),
+        part_number_marker: Some(marker as i32),
+        next_part_number_marker: parts.last().map(|p| p.number as i32),
+        max_parts: Some(max),
+        is_truncated: Some(truncated),
+        initiator: Some(Initiator {
+            id: owner.id.clone(),
+            display_name: owner.display_name.clone(),
+        }),
+        owner: Some(owner),
+        storage_class: Some(StorageClass::from_static(StorageClass::STANDARD)),
+        parts: Some(
+            parts
+                .iter()
+                .map(|p| Part {
+                    part_number: Some(p.number as i32),
+                    e_tag: Some(etag(&p.etag)),
+                    size: Some(p.size as i64),
+                    last_modified: Some(ts(p.mtime)),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        ..Default::default()
+    }))
+}
+
+pub(super) async fn list_multipart_uploads(
+    s3: &RsgwS3,
+    req: S3Request<ListMultipartUploadsInput>,
+) -> S3Result<S3Response<ListMultipartUploadsOutput>> {
+    let rq = s3.requester(&req).await?;
+    let i = req.input;
+    let max = page_size(i.max_uploads);
+    let list = s3
+        .gw
+        .list_multipart_uploads(
+            &rq,
+            &i.bucket,
+            i.prefix.as_deref().unwrap_or(""),
+            (
+                i.key_marker.as_deref().unwrap_or(""),
+                i.upload_id_marker.as_deref().unwrap_or(""),
+            ),
+            max as usize,
+        )
+        .await
+        .map_err(to_s3)?;
+    let mut uploads = Vec::with_capacity(list.uploads.len());
+    for u in &list.uploads {
+        let owner = s3.owner(&u.owner).await;
+        uploads.push(MultipartUpload {
+            key: Some(u.key.clone()),
+            upload_id: Some(u.upload_id.clone()),
+            initiated: Some(ts(u.initiated)),
+            initiator: Some(Initiator {
+                id: owner.id.clone(),
+                display_name: owner.display_name.clone(),
+            }),
+            owner: Some(owner),
+            storage_class: Some(StorageClass::from_static(StorageClass::STANDARD)),
+            ..Default::default()
+        });
+    }
+    Ok(S3Response::new(ListMultipartUploadsOutput {
+        bucket: Some(i.bucket),
+        prefix: i.prefix,
+        key_marker: i.key_marker,
+        upload_id_marker: i.upload_id_marker,
+        max_uploads: Some(max),
+        is_truncated: Some(list.is_truncated),
+        next_key_marker: list.uploads.last().map(|u| u.key.clone()),
+        next_upload_id_marker: list.uploads.last().map(|u| u.upload_id.clone()),
+        uploads: Some(uploads),
+        ..Default::default()
+    }))
+}
+
+/// A part number as the gateway takes it (which refuses those above
+/// [`MAX_PART_NUMBER`]).
+fn part_number(n: i32) -> S3Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        s3_error!(
+            InvalidArgument,
+            "Part number must be an integer between 1 and {MAX_PART_NUMBER}"
+        )
+    })
+}

@@ -16,12 +16,10 @@ import re
 import urllib.parse
 import uuid
 
-import botocore.auth
-import botocore.awsrequest
-import botocore.credentials
 import pytest
 
 from helpers import error_of
+from sigv4 import signed_headers
 
 USERS = {"alice": ("ALICE_AK", "ALICE_SK"), "bob": ("BOB_AK", "BOB_SK")}
 ALL_USERS = 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'
@@ -35,9 +33,7 @@ def _send(t, method, path, headers=None, body=b"", who="alice"):
     headers = dict(headers or {})
     if who:
         ak, sk = (os.environ[v] for v in USERS[who])
-        req = botocore.awsrequest.AWSRequest(method=method, url=t.endpoint + path, data=body, headers=headers)
-        botocore.auth.S3SigV4Auth(botocore.credentials.Credentials(ak, sk), "s3", "us-east-1").add_auth(req)
-        headers = dict(req.headers.items())
+        headers = signed_headers(t.endpoint, method, path, headers, body=body, key=ak, secret=sk)
     u = urllib.parse.urlparse(t.endpoint)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
     try:

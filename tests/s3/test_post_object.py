@@ -23,6 +23,7 @@ import uuid
 import xml.etree.ElementTree as ET
 
 from helpers import error_of
+from sigv4 import signing_key
 
 HELLO = b"hello from a form"
 
@@ -99,10 +100,7 @@ def self_signed(document=None, raw=None, access=None, secret=None):
             {"x-amz-algorithm": "AWS4-HMAC-SHA256"}, {"x-amz-credential": credential}, {"x-amz-date": stamp}]
         raw = json.dumps(doc)
     policy = base64.b64encode(raw.encode()).decode()
-    k = hmac.new(("AWS4" + secret).encode(), day.encode(), hashlib.sha256).digest()
-    for part in ["us-east-1", "s3", "aws4_request"]:
-        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
-    signature = hmac.new(k, policy.encode(), hashlib.sha256).hexdigest()
+    signature = hmac.new(signing_key(secret, day), policy.encode(), hashlib.sha256).hexdigest()
     return [("x-amz-algorithm", "AWS4-HMAC-SHA256"), ("x-amz-credential", credential), ("x-amz-date", stamp),
             ("policy", policy), ("x-amz-signature", signature)]
 

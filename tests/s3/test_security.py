@@ -4,7 +4,6 @@ another's bucket, anonymous access to everything private, keys that try to
 leave the local backend's data directory, S3 on the admin port, and secrets
 in logs. radosgw is the reference wherever S3 defines the answer."""
 import datetime
-import hashlib
 import http.client
 import os
 import re
@@ -14,13 +13,11 @@ import urllib.parse
 import uuid
 
 import boto3
-import botocore.auth
-import botocore.awsrequest
 import botocore.config
-import botocore.credentials
 import pytest
 
 from helpers import anonymous_get, error_of
+from sigv4 import UNSIGNED_PAYLOAD, signed_headers
 from targets import store_of
 
 
@@ -28,22 +25,8 @@ def sign(t, method, path, body=b"", headers=None, key=None, secret=None, shift=N
          region="us-east-1"):
     """SigV4 headers for a request (body hash signed unless payload_hash is
     False); `shift` moves the signing clock."""
-    req = botocore.awsrequest.AWSRequest(method=method, url=t.endpoint + path, data=body,
-                                         headers=dict(headers or {}))
-    creds = botocore.credentials.Credentials(key or os.environ["ALICE_AK"], secret or os.environ["ALICE_SK"])
-
-    class Auth(botocore.auth.S3SigV4Auth):
-        def payload(self, request):
-            return hashlib.sha256(body).hexdigest() if payload_hash else "UNSIGNED-PAYLOAD"
-
-    real = botocore.auth.get_current_datetime
-    try:
-        if shift is not None:
-            botocore.auth.get_current_datetime = lambda: real() + shift
-        Auth(creds, "s3", region).add_auth(req)
-    finally:
-        botocore.auth.get_current_datetime = real
-    return dict(req.headers.items())
+    return signed_headers(t.endpoint, method, path, headers, body=body, key=key, secret=secret, shift=shift,
+                          region=region, payload=None if payload_hash else UNSIGNED_PAYLOAD)
 
 
 def send(t, method, path, headers, body=b""):

@@ -19,7 +19,8 @@ import subprocess
 import urllib.parse
 import uuid
 
-from helpers import error_of, signed_headers
+from helpers import error_of
+from sigv4 import signed_headers
 
 NS = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'
 AWS_V1 = ["python3", "-m", "awscli"]

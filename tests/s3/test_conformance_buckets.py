@@ -10,7 +10,6 @@ what it should not, the correct answer is expected in a small test of its
 own marked xfail (`rsgw_only` leaves radosgw, which answers otherwise, out
 of those)."""
 import hashlib
-import http.client
 import os
 import re
 import urllib.parse
@@ -21,6 +20,7 @@ import botocore
 import botocore.exceptions
 import pytest
 
+from helpers import raw_request
 from sigv4 import signed_headers
 
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
@@ -41,13 +41,7 @@ def _send(t, method, path, body=b"", headers=None, sign=True, who=None, payload=
         ak, sk = who or ("ALICE_AK", "ALICE_SK")
         headers = signed_headers(t.endpoint, method, path, headers, payload=payload, body=body, key=os.environ[ak],
                                  secret=os.environ[sk], region=region, service=service, content_sha256=s3auth)
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    conn.request(method, path, body=body, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+    return raw_request(t.endpoint, method, path, body, headers)
 
 
 def _path(bucket, *flags, **params):

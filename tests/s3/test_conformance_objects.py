@@ -10,7 +10,6 @@ conformance table in docs/s3.md names each test."""
 import base64
 import datetime
 import hashlib
-import http.client
 import os
 import re
 import urllib.parse
@@ -18,7 +17,7 @@ import uuid
 
 import pytest
 
-from helpers import error_of
+from helpers import error_of, raw_request
 from sigv4 import signed_headers
 
 USERS = {"alice": ("ALICE_AK", "ALICE_SK"), "bob": ("BOB_AK", "BOB_SK")}
@@ -34,15 +33,8 @@ def _send(t, method, path, headers=None, body=b"", who="alice"):
     if who:
         ak, sk = (os.environ[v] for v in USERS[who])
         headers = signed_headers(t.endpoint, method, path, headers, body=body, key=ak, secret=sk)
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    try:
-        # no body: no Content-Length either, except where HTTP expects one
-        conn.request(method, path, body=body or None, headers=headers)
-        r = conn.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        conn.close()
+    # no body: no Content-Length either, except where HTTP expects one
+    return raw_request(t.endpoint, method, path, body or None, headers)
 
 
 def _code(body):

@@ -5,7 +5,6 @@ would not send them. Run against rsgw only, except where radosgw's answer
 is the reference."""
 import datetime
 import hashlib
-import http.client
 import os
 import socket
 import time
@@ -14,7 +13,7 @@ import uuid
 
 import pytest
 
-from helpers import error_of
+from helpers import error_of, raw_request
 from sigv4 import signed_headers, streaming_upload
 
 
@@ -23,13 +22,7 @@ def send(t, method, path, body=b"", headers=None, sign=True, timeout=10):
     headers = dict(headers or {})
     if sign:
         headers = signed_headers(t.endpoint, method, path, headers, body=body)
-    host = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=timeout)
-    conn.request(method, path, body=body, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+    return raw_request(t.endpoint, method, path, body, headers, timeout=timeout)
 
 
 def assert_s3_error(status, headers, body, want_status, want_code=None):

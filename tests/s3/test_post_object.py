@@ -22,7 +22,7 @@ import urllib.parse
 import uuid
 import xml.etree.ElementTree as ET
 
-from helpers import error_of
+from helpers import error_of, raw_request
 from sigv4 import signing_key
 
 HELLO = b"hello from a form"
@@ -47,15 +47,9 @@ def form(fields, file=("hello.txt", HELLO, None), boundary=None):
 
 def send(url, body, content_type, headers=None):
     """A raw POST: (status, lowercase headers, body)."""
-    u = urllib.parse.urlparse(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
     h = {"Content-Type": content_type}
     h.update(headers or {})
-    conn.request("POST", u.path or "/", body=body, headers=h)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+    return raw_request(url, "POST", urllib.parse.urlparse(url).path or "/", body, h, timeout=30)
 
 
 def post(url, fields, file=("hello.txt", HELLO, None), headers=None):

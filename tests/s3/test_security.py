@@ -4,19 +4,17 @@ another's bucket, anonymous access to everything private, keys that try to
 leave the local backend's data directory, S3 on the admin port, and secrets
 in logs. radosgw is the reference wherever S3 defines the answer."""
 import datetime
-import http.client
 import os
 import re
 import subprocess
 import time
-import urllib.parse
 import uuid
 
 import boto3
 import botocore.config
 import pytest
 
-from helpers import anonymous_get, error_of
+from helpers import anonymous_get, error_of, raw_request
 from sigv4 import UNSIGNED_PAYLOAD, signed_headers
 from targets import store_of
 
@@ -30,13 +28,8 @@ def sign(t, method, path, body=b"", headers=None, key=None, secret=None, shift=N
 
 
 def send(t, method, path, headers, body=b""):
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    conn.request(method, path, body=body, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, data
+    status, _, data = raw_request(t.endpoint, method, path, body, headers)
+    return status, data
 
 
 def code(body):
@@ -132,7 +125,6 @@ def test_one_users_signature_on_anothers_bucket(t, bucket):
 def test_anonymous_gets_nothing_private(t, bucket):
     t.alice.put_object(Bucket=bucket, Key="k", Body=b"private")
     up = t.alice.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
-    u = urllib.parse.urlparse(t.endpoint)
     tries = [
         ("GET", f"/{bucket}/k"), ("HEAD", f"/{bucket}/k"), ("GET", f"/{bucket}"),
         ("GET", f"/{bucket}?list-type=2"), ("GET", f"/{bucket}?versions"), ("GET", f"/{bucket}?acl"),
@@ -142,14 +134,10 @@ def test_anonymous_gets_nothing_private(t, bucket):
         ("DELETE", f"/{bucket}/mp?uploadId={up}"),
     ]
     for method, path in tries:
-        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
         body = b"anonymous" if method == "PUT" and "acl" not in path else b""
         hdrs = {"x-amz-acl": "public-read"} if "acl" in path else {}
-        conn.request(method, path, body=body, headers=hdrs)
-        r = conn.getresponse()
-        data = r.read()
-        conn.close()
-        assert r.status == 403, (method, path, r.status, data[:200])
+        status, _, data = raw_request(t.endpoint, method, path, body, hdrs, timeout=10)
+        assert status == 403, (method, path, status, data[:200])
         if method != "HEAD":
             assert code(data) == "AccessDenied", (method, path, data[:200])
     assert t.alice.get_object(Bucket=bucket, Key="k")["Body"].read() == b"private"

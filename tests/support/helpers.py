@@ -1,5 +1,7 @@
 """Small helpers shared by the S3 client tests."""
+import http.client
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import botocore.exceptions
@@ -21,3 +23,17 @@ def anonymous_get(url):
             return r.status, r.read(), dict(r.headers)
     except urllib.error.HTTPError as e:
         return e.code, e.read(), dict(e.headers)
+
+
+def raw_request(endpoint, method, path, body=None, headers=None, timeout=15):
+    """One request sent as given (path, headers and body; nothing signed or
+    added but what http.client adds) on a fresh connection to `endpoint`'s
+    host and port: (status, headers with lower-case names, body)."""
+    u = urllib.parse.urlparse(endpoint)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()

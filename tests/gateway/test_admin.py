@@ -12,7 +12,8 @@ import boto3
 import botocore.config
 import pytest
 
-from helpers import error_of, signed_headers
+from helpers import error_of
+from sigv4 import signed_headers
 from targets import configs
 
 MiB = 1024 * 1024

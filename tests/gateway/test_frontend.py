@@ -109,7 +109,7 @@ def test_expect_100_continue_answered_without_a_body_read_closes(t, gateway, buc
     body, and botocore would parse the next response on that connection as if
     it had read its status line already (the aws CLI then waited out its 60 s
     read timeout in `aws s3 sync`). A request whose body was read keeps it."""
-    from helpers import signed_headers
+    from sigv4 import signed_headers
     g = gateway("expect")
     path = f"/{bucket}/empty"
 

@@ -42,9 +42,7 @@ import threading
 import time
 import uuid
 
-import botocore.auth
-import botocore.awsrequest
-import botocore.credentials
+from sigv4 import signed_headers
 
 CLIENTS = 4            # concurrent client threads
 PHASE = 1500           # requests between samples
@@ -63,18 +61,6 @@ SIZES_KIB = [1, 4, 16, 64]
 LARGE_KIB = 1024       # the object broken GETs break off
 
 
-def sign(endpoint, method, path, secret=None):
-    req = botocore.awsrequest.AWSRequest(method=method, url=f"{endpoint}{path}")
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], secret or os.environ["ALICE_SK"])
-
-    class Auth(botocore.auth.S3SigV4Auth):
-        def payload(self, request):
-            return "UNSIGNED-PAYLOAD"
-
-    Auth(creds, "s3", "us-east-1").add_auth(req)
-    return dict(req.headers.items())
-
-
 class Client:
     """One client thread's keep-alive connection, reopened when asked and
     after every answer that closes it."""
@@ -89,7 +75,7 @@ class Client:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.g.port, timeout=60)
         self.sent += 1
         try:
-            self.conn.request(method, path, body=body, headers=sign(self.g.url, method, path, secret))
+            self.conn.request(method, path, body=body, headers=signed_headers(self.g.url, method, path, secret=secret))
             r = self.conn.getresponse()
             data = r.read()
         except (http.client.HTTPException, OSError):
@@ -108,7 +94,7 @@ class Client:
         """A PUT that declares 128 KiB, sends 10 KiB and goes away."""
         self.sent += 1
         path = f"/{bucket}/{key}"
-        h = sign(self.g.url, "PUT", path)
+        h = signed_headers(self.g.url, "PUT", path)
         h["Content-Length"] = str(128 * KiB)
         s = socket.create_connection(("127.0.0.1", self.g.port), timeout=30)
         head = f"PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.g.port}\r\n" + "".join(
@@ -120,7 +106,7 @@ class Client:
         """A GET that reads the status line of a large object and goes away."""
         self.sent += 1
         path = f"/{bucket}/{key}"
-        h = sign(self.g.url, "GET", path)
+        h = signed_headers(self.g.url, "GET", path)
         s = socket.create_connection(("127.0.0.1", self.g.port), timeout=30)
         s.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.g.port}\r\n"
                    + "".join(f"{k}: {v}\r\n" for k, v in h.items()) + "\r\n").encode())

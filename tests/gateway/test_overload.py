@@ -10,7 +10,8 @@ import resource
 import socket
 import time
 
-from helpers import anonymous_get, signed_headers
+from helpers import anonymous_get
+from sigv4 import signed_headers
 from rsgw_gateway import metric
 
 KiB, MiB = 1024, 1024 * 1024

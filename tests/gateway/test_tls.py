@@ -74,6 +74,15 @@ def peer_cn(s):
     return dict(x[0] for x in s.getpeercert()["subject"])["commonName"]
 
 
+def wait_for_metric(g, name, count, what, timeout=5):
+    """Waits until `g`'s metric `name` reaches `count`; fails with `what`
+    after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while metric(g.metrics(), name) < count:
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
 def test_s3_and_presigned_urls_over_https_beside_http(tls_gateway):
     g = tls_gateway
     cfg = botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"},
@@ -122,18 +131,12 @@ def test_certificate_reloaded_on_sighup_without_dropping_connections(patient_tls
     # a broken file first: the reload fails and the old certificate stays
     g.cert.write_text("not a certificate\n")
     os.kill(g.pid, signal.SIGHUP)
-    deadline = time.monotonic() + 10
-    while metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="failed"}') < 1:
-        assert time.monotonic() < deadline, "the failed reload was not counted"
-        time.sleep(0.1)
+    wait_for_metric(g, 'rsgw_tls_reloads_total{outcome="failed"}', 1, "the failed reload was not counted", 10)
     assert peer_cn(connect(g, context(old))) == "rsgw-one"
     g.cert.write_bytes(new_cert.read_bytes())
     g.key.write_bytes(new_key.read_bytes())
     os.kill(g.pid, signal.SIGHUP)
-    deadline = time.monotonic() + 10
-    while metric(g.metrics(), 'rsgw_tls_reloads_total{outcome="ok"}') < 1:
-        assert time.monotonic() < deadline, "the reload was not counted"
-        time.sleep(0.1)
+    wait_for_metric(g, 'rsgw_tls_reloads_total{outcome="ok"}', 1, "the reload was not counted", 10)
     after = connect(g, context(new_cert))
     assert peer_cn(after) == "rsgw-two" and request(after) == "403"
     # the connection made before the reload goes on with its session
@@ -153,10 +156,7 @@ def test_a_handshake_that_never_comes_is_cut(tls_gateway):
     # request_timeout_ms is 1 s; 5 s leaves a loaded host time
     assert time.monotonic() - started < 5
     # counted just after the connection closes
-    deadline = time.monotonic() + 5
-    while metric(g.metrics(), "rsgw_tls_handshake_failures_total") < 2:
-        assert time.monotonic() < deadline, "failed handshakes not counted"
-        time.sleep(0.05)
+    wait_for_metric(g, "rsgw_tls_handshake_failures_total", 2, "failed handshakes not counted")
     # and meanwhile a real client is served
     s = connect(g, context(g.cert))
     assert request(s) == "403"
@@ -211,10 +211,7 @@ def test_plaintext_and_garbage_on_the_tls_port(tls_gateway):
         # nothing, or TLS alert records (content type 21)
         assert got == b"" or got[0] == 0x15, (data[:16], got[:32])
         s.close()
-    deadline = time.monotonic() + 5
-    while metric(g.metrics(), "rsgw_tls_handshake_failures_total") < before + len(sends):
-        assert time.monotonic() < deadline, "failed handshakes not counted"
-        time.sleep(0.05)
+    wait_for_metric(g, "rsgw_tls_handshake_failures_total", before + len(sends), "failed handshakes not counted")
     s = connect(g, context(g.cert))
     assert request(s) == "403"
     s.close()

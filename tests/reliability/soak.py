@@ -34,11 +34,12 @@ import urllib.parse
 import uuid
 
 import boto3
-import botocore.auth
-import botocore.awsrequest
 import botocore.config
-import botocore.credentials
 import botocore.exceptions
+
+# the suites' SigV4 signer, in tests/support
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from sigv4 import signed_headers  # noqa: E402
 
 KiB, MiB = 1024, 1024 * 1024
 # (operation, weight): COSBench-like mix of small and large objects with
@@ -286,17 +287,9 @@ def cut_put(endpoint, bucket, key, declared, send):
     """Sends a signed PUT declaring `declared` bytes, `send` of them, and closes."""
     u = urllib.parse.urlparse(endpoint)
     path = f"/{bucket}/{urllib.parse.quote(key)}"
-    req = botocore.awsrequest.AWSRequest(method="PUT", url=f"{endpoint}{path}",
-                                         headers={"Content-Length": str(declared)})
-
-    class Unsigned(botocore.auth.S3SigV4Auth):
-        def payload(self, request):
-            return "UNSIGNED-PAYLOAD"
-
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-    Unsigned(creds, "s3", "us-east-1").add_auth(req)
+    signed = signed_headers(endpoint, "PUT", path, {"Content-Length": str(declared)})
     head = f"PUT {path} HTTP/1.1\r\nHost: {u.netloc}\r\n" + "".join(
-        f"{k}: {v}\r\n" for k, v in req.headers.items()) + "\r\n"
+        f"{k}: {v}\r\n" for k, v in signed.items()) + "\r\n"
     with socket.create_connection((u.hostname, u.port), timeout=10) as s:
         s.sendall(head.encode() + os.urandom(send))
         time.sleep(0.05)

@@ -13,7 +13,8 @@ import uuid
 import botocore
 import botocore.auth
 
-from helpers import error_of, signed_headers, streaming_upload
+from helpers import error_of
+from sigv4 import signed_headers, streaming_upload
 
 
 def _complete(t, bucket, key, uid, parts):

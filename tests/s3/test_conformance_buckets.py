@@ -10,7 +10,6 @@ what it should not, the correct answer is expected in a small test of its
 own marked xfail (`rsgw_only` leaves radosgw, which answers otherwise, out
 of those)."""
 import hashlib
-import http.client
 import os
 import re
 import urllib.parse
@@ -18,11 +17,11 @@ import uuid
 import xml.etree.ElementTree as ET
 
 import botocore
-import botocore.auth
-import botocore.awsrequest
-import botocore.credentials
 import botocore.exceptions
 import pytest
+
+from helpers import raw_request
+from sigv4 import signed_headers
 
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
 LOG_DELIVERY = "http://acs.amazonaws.com/groups/s3/LogDelivery"
@@ -39,24 +38,10 @@ def _send(t, method, path, body=b"", headers=None, sign=True, who=None, payload=
     SigV4)."""
     headers = dict(headers or {})
     if sign:
-        req = botocore.awsrequest.AWSRequest(method=method, url=t.endpoint + path, data=body, headers=headers)
         ak, sk = who or ("ALICE_AK", "ALICE_SK")
-        creds = botocore.credentials.Credentials(os.environ[ak], os.environ[sk])
-        base = botocore.auth.S3SigV4Auth if s3auth else botocore.auth.SigV4Auth
-
-        class Auth(base):
-            def payload(self, request):
-                return payload if payload is not None else hashlib.sha256(body).hexdigest()
-
-        Auth(creds, service, region).add_auth(req)
-        headers = dict(req.headers.items())
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    conn.request(method, path, body=body, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+        headers = signed_headers(t.endpoint, method, path, headers, payload=payload, body=body, key=os.environ[ak],
+                                 secret=os.environ[sk], region=region, service=service, content_sha256=s3auth)
+    return raw_request(t.endpoint, method, path, body, headers)
 
 
 def _path(bucket, *flags, **params):
@@ -939,10 +924,7 @@ def test_sigv4_scope_and_token(t, bucket):
 
 
 def _signed(t, bucket):
-    req = botocore.awsrequest.AWSRequest(method="GET", url=f"{t.endpoint}/{bucket}")
-    creds = botocore.credentials.Credentials(os.environ["ALICE_AK"], os.environ["ALICE_SK"])
-    botocore.auth.S3SigV4Auth(creds, "s3", "us-east-1").add_auth(req)
-    return dict(req.headers.items())
+    return signed_headers(t.endpoint, "GET", f"/{bucket}", body=b"")
 
 
 def _sha512_authorization(t, bucket):

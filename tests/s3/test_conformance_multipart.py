@@ -18,7 +18,8 @@ import zlib
 import botocore.exceptions
 import pytest
 
-from helpers import error_of, signed_headers
+from helpers import error_of
+from sigv4 import signed_headers
 
 MiB = 1024 * 1024
 # one buffer for every part that must reach S3's 5 MiB minimum

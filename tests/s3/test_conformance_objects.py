@@ -10,18 +10,15 @@ conformance table in docs/s3.md names each test."""
 import base64
 import datetime
 import hashlib
-import http.client
 import os
 import re
 import urllib.parse
 import uuid
 
-import botocore.auth
-import botocore.awsrequest
-import botocore.credentials
 import pytest
 
-from helpers import error_of
+from helpers import error_of, raw_request
+from sigv4 import signed_headers
 
 USERS = {"alice": ("ALICE_AK", "ALICE_SK"), "bob": ("BOB_AK", "BOB_SK")}
 ALL_USERS = 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'
@@ -35,18 +32,9 @@ def _send(t, method, path, headers=None, body=b"", who="alice"):
     headers = dict(headers or {})
     if who:
         ak, sk = (os.environ[v] for v in USERS[who])
-        req = botocore.awsrequest.AWSRequest(method=method, url=t.endpoint + path, data=body, headers=headers)
-        botocore.auth.S3SigV4Auth(botocore.credentials.Credentials(ak, sk), "s3", "us-east-1").add_auth(req)
-        headers = dict(req.headers.items())
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    try:
-        # no body: no Content-Length either, except where HTTP expects one
-        conn.request(method, path, body=body or None, headers=headers)
-        r = conn.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        conn.close()
+        headers = signed_headers(t.endpoint, method, path, headers, body=body, key=ak, secret=sk)
+    # no body: no Content-Length either, except where HTTP expects one
+    return raw_request(t.endpoint, method, path, body or None, headers)
 
 
 def _code(body):

@@ -2,10 +2,8 @@
 bucket's rules, and Access-Control-* headers on actual responses (errors
 included). Every test runs against radosgw too; where it answers
 differently from AWS the test says which (docs/s3.md)."""
-import http.client
-import urllib.parse
 
-from helpers import error_of
+from helpers import error_of, raw_request
 
 RULES = {"CORSRules": [
     {"ID": "app", "AllowedOrigins": ["https://app.example.com"], "AllowedMethods": ["GET", "PUT", "HEAD"],
@@ -17,13 +15,7 @@ RULES = {"CORSRules": [
 
 def request(t, method, path, headers):
     """A raw request: (status, lowercase headers, body)."""
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    conn.request(method, path, headers=headers)
-    r = conn.getresponse()
-    body = r.read()
-    conn.close()
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+    return raw_request(t.endpoint, method, path, headers=headers)
 
 
 def preflight(t, path, origin, method, headers=None):

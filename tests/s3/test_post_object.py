@@ -22,7 +22,8 @@ import urllib.parse
 import uuid
 import xml.etree.ElementTree as ET
 
-from helpers import error_of
+from helpers import error_of, raw_request
+from sigv4 import signing_key
 
 HELLO = b"hello from a form"
 
@@ -46,15 +47,9 @@ def form(fields, file=("hello.txt", HELLO, None), boundary=None):
 
 def send(url, body, content_type, headers=None):
     """A raw POST: (status, lowercase headers, body)."""
-    u = urllib.parse.urlparse(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
     h = {"Content-Type": content_type}
     h.update(headers or {})
-    conn.request("POST", u.path or "/", body=body, headers=h)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+    return raw_request(url, "POST", urllib.parse.urlparse(url).path or "/", body, h, timeout=30)
 
 
 def post(url, fields, file=("hello.txt", HELLO, None), headers=None):
@@ -99,10 +94,7 @@ def self_signed(document=None, raw=None, access=None, secret=None):
             {"x-amz-algorithm": "AWS4-HMAC-SHA256"}, {"x-amz-credential": credential}, {"x-amz-date": stamp}]
         raw = json.dumps(doc)
     policy = base64.b64encode(raw.encode()).decode()
-    k = hmac.new(("AWS4" + secret).encode(), day.encode(), hashlib.sha256).digest()
-    for part in ["us-east-1", "s3", "aws4_request"]:
-        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
-    signature = hmac.new(k, policy.encode(), hashlib.sha256).hexdigest()
+    signature = hmac.new(signing_key(secret, day), policy.encode(), hashlib.sha256).hexdigest()
     return [("x-amz-algorithm", "AWS4-HMAC-SHA256"), ("x-amz-credential", credential), ("x-amz-date", stamp),
             ("policy", policy), ("x-amz-signature", signature)]
 

@@ -4,23 +4,18 @@ another's bucket, anonymous access to everything private, keys that try to
 leave the local backend's data directory, S3 on the admin port, and secrets
 in logs. radosgw is the reference wherever S3 defines the answer."""
 import datetime
-import hashlib
-import http.client
 import os
 import re
 import subprocess
 import time
-import urllib.parse
 import uuid
 
 import boto3
-import botocore.auth
-import botocore.awsrequest
 import botocore.config
-import botocore.credentials
 import pytest
 
-from helpers import anonymous_get, error_of
+from helpers import anonymous_get, error_of, raw_request
+from sigv4 import UNSIGNED_PAYLOAD, signed_headers
 from targets import store_of
 
 
@@ -28,32 +23,13 @@ def sign(t, method, path, body=b"", headers=None, key=None, secret=None, shift=N
          region="us-east-1"):
     """SigV4 headers for a request (body hash signed unless payload_hash is
     False); `shift` moves the signing clock."""
-    req = botocore.awsrequest.AWSRequest(method=method, url=t.endpoint + path, data=body,
-                                         headers=dict(headers or {}))
-    creds = botocore.credentials.Credentials(key or os.environ["ALICE_AK"], secret or os.environ["ALICE_SK"])
-
-    class Auth(botocore.auth.S3SigV4Auth):
-        def payload(self, request):
-            return hashlib.sha256(body).hexdigest() if payload_hash else "UNSIGNED-PAYLOAD"
-
-    real = botocore.auth.get_current_datetime
-    try:
-        if shift is not None:
-            botocore.auth.get_current_datetime = lambda: real() + shift
-        Auth(creds, "s3", region).add_auth(req)
-    finally:
-        botocore.auth.get_current_datetime = real
-    return dict(req.headers.items())
+    return signed_headers(t.endpoint, method, path, headers, body=body, key=key, secret=secret, shift=shift,
+                          region=region, payload=None if payload_hash else UNSIGNED_PAYLOAD)
 
 
 def send(t, method, path, headers, body=b""):
-    u = urllib.parse.urlparse(t.endpoint)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=15)
-    conn.request(method, path, body=body, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, data
+    status, _, data = raw_request(t.endpoint, method, path, body, headers)
+    return status, data
 
 
 def code(body):
@@ -149,7 +125,6 @@ def test_one_users_signature_on_anothers_bucket(t, bucket):
 def test_anonymous_gets_nothing_private(t, bucket):
     t.alice.put_object(Bucket=bucket, Key="k", Body=b"private")
     up = t.alice.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
-    u = urllib.parse.urlparse(t.endpoint)
     tries = [
         ("GET", f"/{bucket}/k"), ("HEAD", f"/{bucket}/k"), ("GET", f"/{bucket}"),
         ("GET", f"/{bucket}?list-type=2"), ("GET", f"/{bucket}?versions"), ("GET", f"/{bucket}?acl"),
@@ -159,14 +134,10 @@ def test_anonymous_gets_nothing_private(t, bucket):
         ("DELETE", f"/{bucket}/mp?uploadId={up}"),
     ]
     for method, path in tries:
-        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
         body = b"anonymous" if method == "PUT" and "acl" not in path else b""
         hdrs = {"x-amz-acl": "public-read"} if "acl" in path else {}
-        conn.request(method, path, body=body, headers=hdrs)
-        r = conn.getresponse()
-        data = r.read()
-        conn.close()
-        assert r.status == 403, (method, path, r.status, data[:200])
+        status, _, data = raw_request(t.endpoint, method, path, body, hdrs, timeout=10)
+        assert status == 403, (method, path, status, data[:200])
         if method != "HEAD":
             assert code(data) == "AccessDenied", (method, path, data[:200])
     assert t.alice.get_object(Bucket=bucket, Key="k")["Body"].read() == b"private"

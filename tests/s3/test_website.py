@@ -11,7 +11,6 @@ which (docs/s3.md#static-websites)."""
 import base64
 import collections
 import hashlib
-import http.client
 import json
 import os
 import re
@@ -19,7 +18,8 @@ import subprocess
 import urllib.parse
 import uuid
 
-from helpers import error_of, signed_headers
+from helpers import error_of, raw_request
+from sigv4 import signed_headers
 
 NS = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'
 AWS_V1 = ["python3", "-m", "awscli"]
@@ -40,12 +40,7 @@ def web(t, bucket, method="GET", path="/", headers=None, host=None):
     Host `<bucket>.web.test:<port>`."""
     h = {"Host": host or host_of(t, bucket)}
     h.update(headers or {})
-    conn = http.client.HTTPConnection("127.0.0.1", port_of(t), timeout=15)
-    conn.request(method, path, headers=h)
-    r = conn.getresponse()
-    body = r.read()
-    conn.close()
-    return Resp(r.status, {k.lower(): v for k, v in r.getheaders()}, body)
+    return Resp(*raw_request(f"http://127.0.0.1:{port_of(t)}", method, path, headers=h))
 
 
 def assert_html_error(r, status, code, head=False):
@@ -68,13 +63,9 @@ def put_xml(t, bucket, xml):
     path = f"/{bucket}?website"
     headers = signed_headers(t.endpoint, "PUT", path,
                              {"Content-MD5": base64.b64encode(hashlib.md5(body).digest()).decode()})
-    conn = http.client.HTTPConnection("127.0.0.1", port_of(t), timeout=15)
-    conn.request("PUT", path, body=body, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
+    status, _, data = raw_request(f"http://127.0.0.1:{port_of(t)}", "PUT", path, body, headers)
     code = re.search(rb"<Code>(.*?)</Code>", data)
-    return r.status, code.group(1).decode() if code else None
+    return status, code.group(1).decode() if code else None
 
 
 def public(t, bucket, key, body, **extra):

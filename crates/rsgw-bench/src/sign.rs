@@ -27,30 +27,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `YYYYMMDDTHHMMSSZ` for a time.
-pub fn amz_date(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // civil_from_days (Howard Hinnant)
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
 /// Percent-encodes a path as S3 canonical URIs want (slashes kept).
 pub fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
@@ -115,7 +91,7 @@ pub fn headers_for_payload(
     payload: &str,
     now: SystemTime,
 ) -> Vec<(String, String)> {
-    let date_time = amz_date(now);
+    let date_time = rsgw_time::amz_date(now);
     let date = &date_time[..8];
     let mut signed: Vec<(String, String)> = vec![
         ("x-amz-content-sha256".into(), payload.into()),
@@ -160,15 +136,6 @@ pub fn headers_for_payload(
 mod tests {
     use super::*;
     use std::time::Duration;
-
-    #[test]
-    fn dates() {
-        assert_eq!(amz_date(SystemTime::UNIX_EPOCH), "19700101T000000Z");
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_369_353_600);
-        assert_eq!(amz_date(t), "20130524T000000Z");
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(951_827_696);
-        assert_eq!(amz_date(t), "20000229T123456Z");
-    }
 
     #[test]
     fn signature_matches_aws_example_shape() {

@@ -14,7 +14,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use http::HeaderValue;
 use rsgw_config::OpsLogConfig;
@@ -270,7 +270,7 @@ fn write_loop(rx: &Receiver<Msg>, mut sink: Sink, metrics: &Metrics) {
 fn render(e: &Entry, out: &mut Vec<u8>) {
     let f = e.fields.as_ref();
     out.extend_from_slice(b"{\"time\":\"");
-    rfc3339_millis(e.started, out);
+    rsgw_time::write_rfc3339_millis(e.started, out);
     out.extend_from_slice(b"\",\"trans_id\":");
     string(out, f.map_or("", |f| f.request_id.as_str()));
     out.extend_from_slice(b",\"remote_addr\":");
@@ -394,39 +394,10 @@ fn padded(out: &mut Vec<u8>, n: u64, width: u32) {
     }
 }
 
-/// `2026-12-02T00:40:01.123Z`.
-fn rfc3339_millis(t: SystemTime, out: &mut Vec<u8>) {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // civil from days (Howard Hinnant's algorithm), days since 1970-01-01
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    for (value, width, sep) in [
-        (year.max(0) as u64, 4, b'-'),
-        (month as u64, 2, b'-'),
-        (day as u64, 2, b'T'),
-        (rem / 3600, 2, b':'),
-        (rem % 3600 / 60, 2, b':'),
-        (rem % 60, 2, b'.'),
-    ] {
-        padded(out, value, width);
-        out.push(sep);
-    }
-    padded(out, u64::from(d.subsec_millis()), 3);
-    out.push(b'Z');
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     fn entry(n: u64) -> Entry {
         Entry {
@@ -451,22 +422,6 @@ mod tests {
             bytes_sent: 260,
             total_time: Duration::from_micros(1234),
         }
-    }
-
-    fn time(t: SystemTime) -> String {
-        let mut out = Vec::new();
-        rfc3339_millis(t, &mut out);
-        String::from_utf8(out).expect("utf8")
-    }
-
-    #[test]
-    fn times_are_rfc3339_utc() {
-        assert_eq!(time(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let t = UNIX_EPOCH + Duration::from_millis(1_764_636_001_123);
-        assert_eq!(time(t), "2025-12-02T00:40:01.123Z");
-        // a leap day
-        let t = UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(time(t), "2000-02-29T00:00:00.000Z");
     }
 
     #[test]
@@ -495,6 +450,7 @@ mod tests {
         render(&entry(7), &mut out);
         assert_eq!(out.last(), Some(&b'\n'));
         let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
+        assert_eq!(v["time"], "2025-12-02T00:40:01.123Z");
         assert_eq!(v["trans_id"], "tx7");
         assert_eq!(v["user"], "anonymous");
         assert_eq!(v["remote_addr"], "10.1.2.3");

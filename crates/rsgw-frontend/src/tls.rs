@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::SystemTime;
 
+use rsgw_time::Civil;
 use rustls::ServerConfig;
 use rustls::server::{ProducesTickets, ServerSessionMemoryCache, StoresServerSessions};
 use rustls_pki_types::pem::PemObject;
@@ -90,13 +92,6 @@ impl Tls {
     }
 }
 
-/// Seconds since the Unix epoch, now.
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
 /// One DER element at the start of `b`: (tag, contents, what follows).
 fn der(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, b) = b.split_first()?;
@@ -152,33 +147,15 @@ fn not_after(cert: &[u8]) -> Option<i64> {
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;
     }
-    Some(days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second)
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar
-/// (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// A Unix time as `YYYY-MM-DD` (UTC), for messages.
-fn civil(t: i64) -> String {
-    let z = t.div_euclid(86400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let end = Civil {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+    };
+    Some(end.to_unix())
 }
 
 fn file_error(path: &Path, message: impl Into<String>) -> TlsError {
@@ -204,12 +181,12 @@ fn build(
     // rustls serves an expired certificate, which every client refuses:
     // better keep the one in use (reload) or not start
     match not_after(leaf) {
-        Some(end) if end < unix_now() => {
+        Some(end) if end < rsgw_time::unix_secs(SystemTime::now()) => {
             return Err(file_error(
                 certificate,
                 format!(
                     "the certificate expired at {} (Unix time {end})",
-                    civil(end)
+                    rsgw_time::iso_date(end)
                 ),
             ));
         }
@@ -277,13 +254,8 @@ jden+pRYSzuWYgqPWv8ajzjgKz1J5woYGiJT\n\
     #[test]
     fn validity_ends_are_read_from_the_certificate() {
         assert_eq!(not_after(&der_of(EXPIRED)), Some(1_577_923_200));
-        assert_eq!(civil(1_577_923_200), "2020-01-02");
         let late = not_after(&der_of(LATE)).expect("GeneralizedTime");
-        assert_eq!(
-            late,
-            days_from_civil(2051, 2, 3) * 86400 + 4 * 3600 + 5 * 60 + 6
-        );
-        assert_eq!(civil(late), "2051-02-03");
+        assert_eq!(late, 2_559_009_906, "2051-02-03T04:05:06Z");
         for bad in [
             &b""[..],
             b"\x30",
@@ -291,20 +263,6 @@ jden+pRYSzuWYgqPWv8ajzjgKz1J5woYGiJT\n\
             b"\x30\x84\xff\xff\xff\xff",
         ] {
             assert_eq!(not_after(bad), None, "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn days_from_civil_matches_the_calendar() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(days_from_civil(1969, 12, 31), -1);
-        for t in [0, 951_782_400, 4_107_542_400, -86_400] {
-            let d = t / 86400;
-            let s = civil(t);
-            let (y, m, dd) = (&s[..4], &s[5..7], &s[8..]);
-            let parse = |v: &str| v.parse::<i64>().expect("digits");
-            assert_eq!(days_from_civil(parse(y), parse(m), parse(dd)), d, "{s}");
         }
     }
 

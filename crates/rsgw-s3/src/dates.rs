@@ -18,6 +18,8 @@
 
 use std::time::{Duration, SystemTime};
 
+use rsgw_time::{is_amz_date, is_amz_day as is_day};
+
 /// How far a request's time may be from the gateway's clock.
 pub(crate) const MAX_SKEW: Duration = Duration::from_secs(15 * 60);
 
@@ -74,20 +76,6 @@ impl SkewError {
             ),
         }
     }
-}
-
-/// `YYYYMMDD`.
-fn is_day(s: &[u8]) -> bool {
-    s.len() == 8 && s.iter().all(u8::is_ascii_digit)
-}
-
-/// `YYYYMMDDTHHMMSSZ`.
-fn is_amz_date(s: &[u8]) -> bool {
-    s.len() == 16
-        && is_day(&s[..8])
-        && s[8] == b'T'
-        && s[9..15].iter().all(u8::is_ascii_digit)
-        && s[15] == b'Z'
 }
 
 /// The day of a credential `KEY/YYYYMMDD/region/s3/aws4_request`, if it has one.

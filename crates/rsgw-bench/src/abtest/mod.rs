@@ -14,12 +14,12 @@ use std::time::{Duration, Instant, SystemTime};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::ab::{self, AbArgs};
+use crate::ab;
 use crate::cosbench::{Stage, WorkKind, Workload};
 use crate::s3::{self, Client, S3Args};
 use crate::sign::Credentials;
 use crate::sweep::gateway::{self, Gateway, Launcher, Running, Spec};
-use crate::sweep::{Layout, parse_size, size_name};
+use crate::sweep::{Layout, Measured, measure_ab, parse_size, size_name};
 use crate::tls::TlsArgs;
 
 pub use report::{MetricResult, Noise, Results, Trial};
@@ -414,16 +414,6 @@ fn side(
     Ok(info)
 }
 
-/// What a trial measured, before CPU accounting.
-struct Measured {
-    seconds: f64,
-    ops: u64,
-    errors: u64,
-    mb_per_s: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-}
-
 /// The name of the public object of the `ab` workload.
 const AB_OBJECT: &str = "public";
 
@@ -741,43 +731,7 @@ impl Work {
                     .iter()
                     .map(|e| format!("{e}/{bucket}/{AB_OBJECT}"))
                     .collect();
-                let url = urls.first().ok_or("no instance runs")?.clone();
-                let r = ab::measure(&AbArgs {
-                    requests: Some(100_000_000),
-                    concurrency: *concurrency,
-                    timelimit: Some(seconds as f64),
-                    keepalive: *keepalive,
-                    head: false,
-                    headers: Vec::new(),
-                    // a 503's body differs in length from the object's: with
-                    // -l it counts once, as non-2xx
-                    variable_length: true,
-                    timeout: 30.0,
-                    continue_on_errors: true,
-                    quiet: true,
-                    threads: None,
-                    json: false,
-                    rate: None,
-                    also: urls[1..].to_vec(),
-                    tls: TlsArgs::default(),
-                    url,
-                })
-                .map_err(|e| e.to_string())?;
-                let pct = |p: u32| {
-                    r.percentiles
-                        .iter()
-                        .find(|(q, _)| *q == p)
-                        .map_or(0.0, |(_, v)| *v)
-                };
-                let errors = r.failed_requests + r.non_2xx_responses;
-                Ok(Measured {
-                    seconds: r.time_taken_s,
-                    ops: r.complete_requests.saturating_sub(errors),
-                    errors,
-                    mb_per_s: r.html_transferred as f64 / 1e6 / r.time_taken_s.max(1e-9),
-                    p50_ms: pct(50),
-                    p99_ms: pct(99),
-                })
+                measure_ab(&urls, *concurrency, *keepalive, seconds)
             }
             Work::S3 { main, .. } => {
                 let mut stages = main.clone();

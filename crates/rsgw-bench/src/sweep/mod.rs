@@ -730,14 +730,67 @@ fn measure_size(
 }
 
 /// The figures of one measured run, before CPU accounting.
-struct Measured {
+pub(crate) struct Measured {
+    /// Measured seconds.
+    pub(crate) seconds: f64,
+    /// Successful operations.
+    pub(crate) ops: u64,
+    /// Failed operations (transport errors and non-2xx).
+    pub(crate) errors: u64,
+    /// Payload MB (10^6) per second.
+    pub(crate) mb_per_s: f64,
+    /// Median latency, ms.
+    pub(crate) p50_ms: f64,
+    /// 99th percentile latency, ms.
+    pub(crate) p99_ms: f64,
+}
+
+/// ab's load for `seconds` on `urls` (spread over them), as the sweep and
+/// the A/B tests measure it: quiet, going on after errors, a response of
+/// another length than the first counted once, as non-2xx.
+pub(crate) fn measure_ab(
+    urls: &[String],
     concurrency: usize,
-    seconds: f64,
-    ops: u64,
-    errors: u64,
-    mb_per_s: f64,
-    p50_ms: f64,
-    p99_ms: f64,
+    keepalive: bool,
+    seconds: u64,
+) -> Result<Measured, String> {
+    let (url, also) = urls.split_first().ok_or("no instance runs")?;
+    let r = ab::measure(&AbArgs {
+        requests: Some(100_000_000),
+        concurrency,
+        timelimit: Some(seconds as f64),
+        keepalive,
+        head: false,
+        headers: Vec::new(),
+        // a 503's body differs in length from the object's: with -l it
+        // counts once, as non-2xx, not also as a failure
+        variable_length: true,
+        timeout: 30.0,
+        continue_on_errors: true,
+        quiet: true,
+        threads: None,
+        json: false,
+        rate: None,
+        also: also.to_vec(),
+        tls: TlsArgs::default(),
+        url: url.clone(),
+    })
+    .map_err(|e| e.to_string())?;
+    let pct = |p: u32| {
+        r.percentiles
+            .iter()
+            .find(|(q, _)| *q == p)
+            .map_or(0.0, |(_, v)| *v)
+    };
+    let errors = r.failed_requests + r.non_2xx_responses;
+    Ok(Measured {
+        seconds: r.time_taken_s,
+        ops: r.complete_requests.saturating_sub(errors),
+        errors,
+        mb_per_s: r.html_transferred as f64 / 1e6 / r.time_taken_s.max(1e-9),
+        p50_ms: pct(50),
+        p99_ms: pct(99),
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -776,7 +829,6 @@ fn measure_load(
                 let w = reports.first().ok_or("no report")?;
                 let op = w.ops.iter().find(|o| o.op == load.name());
                 Ok(Measured {
-                    concurrency: args.workers,
                     seconds: w.seconds,
                     ops: op.map_or(0, |o| o.ops),
                     errors: w.ops.iter().map(|o| o.errors).sum(),
@@ -792,44 +844,7 @@ fn measure_load(
                     .iter()
                     .map(|e| format!("{e}{path}"))
                     .collect();
-                let r = ab::measure(&AbArgs {
-                    requests: Some(100_000_000),
-                    concurrency: args.ab_concurrency,
-                    timelimit: Some(seconds as f64),
-                    keepalive: args.ab_keepalive,
-                    head: false,
-                    headers: Vec::new(),
-                    // a 503's body differs in length from the object's: with
-                    // -l it counts once, as non-2xx, not also as a failure
-                    variable_length: true,
-                    timeout: 30.0,
-                    continue_on_errors: true,
-                    quiet: true,
-                    threads: None,
-                    json: false,
-                    rate: None,
-                    also: urls[1..].to_vec(),
-                    tls: TlsArgs::default(),
-                    url: urls[0].clone(),
-                })
-                .map_err(|e| e.to_string())?;
-                let pct = |p: u32| {
-                    r.percentiles
-                        .iter()
-                        .find(|(q, _)| *q == p)
-                        .map_or(0.0, |(_, v)| *v)
-                };
-                Ok(Measured {
-                    concurrency: args.ab_concurrency,
-                    seconds: r.time_taken_s,
-                    ops: r
-                        .complete_requests
-                        .saturating_sub(r.failed_requests + r.non_2xx_responses),
-                    errors: r.failed_requests + r.non_2xx_responses,
-                    mb_per_s: r.html_transferred as f64 / 1e6 / r.time_taken_s,
-                    p50_ms: pct(50),
-                    p99_ms: pct(99),
-                })
+                measure_ab(&urls, args.ab_concurrency, args.ab_keepalive, seconds)
             }
         }
     };
@@ -864,7 +879,11 @@ fn measure_load(
         threads: cell.threads,
         workload: load.name().into(),
         object_size: size,
-        concurrency: m.concurrency,
+        concurrency: if load == Load::Ab {
+            args.ab_concurrency
+        } else {
+            args.workers
+        },
         seconds: m.seconds,
         ops: m.ops,
         errors: m.errors,

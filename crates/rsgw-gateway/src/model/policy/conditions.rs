@@ -319,37 +319,7 @@ pub(crate) fn parse_date(s: &str) -> Option<f64> {
     if let Ok(n) = s.parse::<f64>() {
         return Some(n);
     }
-    let num = |t: &str| -> Option<i64> {
-        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse().ok())?
-    };
-    let (date, time) = match s.split_once('T') {
-        Some((d, t)) => (d, Some(t.strip_suffix('Z')?)),
-        None => (s, None),
-    };
-    let mut d = date.split('-');
-    let (y, m, day) = (num(d.next()?)?, num(d.next()?)?, num(d.next()?)?);
-    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let mut secs = 0.0;
-    if let Some(t) = time {
-        let mut p = t.split(':');
-        let (h, mi) = (num(p.next()?)?, num(p.next()?)?);
-        let sec: f64 = p.next().map_or(Some(0.0), |x| x.parse().ok())?;
-        if p.next().is_some() || h > 23 || mi > 59 || !(0.0..61.0).contains(&sec) {
-            return None;
-        }
-        secs = (h * 3600 + mi * 60) as f64 + sec;
-    }
-    // days from civil (Howard Hinnant's algorithm)
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days as f64 * 86400.0 + secs)
+    rsgw_time::parse_iso8601(s)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
             .unwrap_or_default()
     };
     let now = std::time::SystemTime::now();
-    let date = sign::amz_date(now);
+    let date = rsgw_time::amz_date(now);
     let scope = format!("{ACCESS_KEY}/{}/us-east-1/s3/aws4_request", &date[..8]);
     let write = shape & 0x80 != 0;
     let path = "/fuzz/private";

@@ -167,6 +167,13 @@ pub struct S3Config {
     /// part headers included; more is `400
     /// MaxPostPreDataLengthExceededError`. 1024 to 1048576. Default 20480.
     pub post_form_fields_max: u32,
+    /// Most bytes a bucket's record (its policy, lifecycle, CORS, website,
+    /// tags, ACL and quota, JSON-encoded together) may take after a request
+    /// that sets one of them; more is `400 MaxMessageLengthExceeded`, the
+    /// record kept as it was. Removals always go through, and records are
+    /// read whole whatever their length. 65536 to 67108864. Default 4194304
+    /// (4 MiB: room for each at the largest S3 allows, docs/s3.md).
+    pub max_bucket_record_bytes: u64,
     /// Bytes of small objects (data and metadata) each instance keeps in
     /// memory, coherent across instances, for objects asked for more than
     /// once and more often than what they would push out; 0 turns the
@@ -211,6 +218,7 @@ impl Default for S3Config {
             bucket_index_shards: 11,
             multi_delete_concurrency: 16,
             post_form_fields_max: 20 << 10,
+            max_bucket_record_bytes: 4 << 20,
             object_cache_bytes: 64 << 20,
             object_cache_max_object: 256 << 10,
             lc_interval_s: 3600,
@@ -633,6 +641,12 @@ impl Config {
                 message: "must be between 1024 and 1048576".into(),
             });
         }
+        if !(64 << 10..=64 << 20).contains(&s3.max_bucket_record_bytes) {
+            return Err(ConfigError::Value {
+                key: "s3.max_bucket_record_bytes",
+                message: "must be between 65536 and 67108864".into(),
+            });
+        }
         if s3.object_cache_bytes > 0
             && !(1..=s3.chunk_size.min(s3.object_cache_bytes)).contains(&s3.object_cache_max_object)
         {
@@ -731,6 +745,14 @@ mod tests {
             )
             .expect("shards in range");
             assert_eq!(cfg.s3.bucket_index_shards, shards);
+        }
+        for n in [(64 << 10) - 1, (64 << 20) + 1] {
+            let e = Config::parse(
+                &format!("[s3]\nmax_bucket_record_bytes = {n}\n"),
+                Path::new("x.toml"),
+            )
+            .expect_err("record limit out of range");
+            assert!(e.to_string().contains("s3.max_bucket_record_bytes"), "{e}");
         }
         for n in [0, 1001] {
             let e = Config::parse(

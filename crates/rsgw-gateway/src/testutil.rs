@@ -39,6 +39,7 @@ pub(crate) fn small_opts() -> GatewayOptions {
         gc_min_age: Duration::from_secs(3600),
         bucket_index_shards: 11,
         multi_delete_concurrency: 4,
+        max_bucket_record_bytes: 4 << 20,
         object_cache_bytes: 1 << 20,
         object_cache_max_object: 8,
         lc_day_s: 1,
@@ -84,11 +85,10 @@ impl Fixture {
         }
     }
 
-    /// The data of an object on the store.
+    /// The data of an object on the store, whole.
     pub(crate) async fn data(&self, id: &ObjectId) -> Bytes {
         self.gw
-            .store
-            .read(id, ReadOp::new().read(0, 1 << 20))
+            .read_whole(id, ReadOp::new())
             .await
             .unwrap_or_else(|e| panic!("read {id:?}: {e}"))
             .data

@@ -19,6 +19,8 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::AccessDenied => S3ErrorCode::AccessDenied,
         G::BadDigest | G::BadChecksum(_) => S3ErrorCode::BadDigest,
         G::EntityTooLarge => S3ErrorCode::EntityTooLarge,
+        // AWS's code for a request body larger than it takes
+        G::BucketRecordTooLarge { .. } => S3ErrorCode::MaxMessageLengthExceeded,
         G::IncompleteBody | G::Body(_) => S3ErrorCode::IncompleteBody,
         G::RequestTimeout => S3ErrorCode::RequestTimeout,
         G::BodySignatureMismatch => S3ErrorCode::SignatureDoesNotMatch,
@@ -166,6 +168,7 @@ mod tests {
             G::BadDigest => "BadDigest",
             G::BadChecksum(_) => "BadChecksum",
             G::EntityTooLarge => "EntityTooLarge",
+            G::BucketRecordTooLarge { .. } => "BucketRecordTooLarge",
             G::IncompleteBody => "IncompleteBody",
             G::PreconditionFailed => "PreconditionFailed",
             G::QuotaExceeded => "QuotaExceeded",
@@ -211,7 +214,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 50;
+    const VARIANTS: usize = 51;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -253,6 +256,15 @@ mod tests {
                 false,
             ),
             (G::EntityTooLarge, "EntityTooLarge", 400, false),
+            (
+                G::BucketRecordTooLarge {
+                    size: 5 << 20,
+                    max: 4 << 20,
+                },
+                "MaxMessageLengthExceeded",
+                400,
+                false,
+            ),
             (G::IncompleteBody, "IncompleteBody", 400, false),
             (G::PreconditionFailed, "PreconditionFailed", 412, false),
             (

@@ -75,6 +75,7 @@ pub async fn open_gateway(
             gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
             bucket_index_shards: cfg.s3.bucket_index_shards,
             multi_delete_concurrency: cfg.s3.multi_delete_concurrency as usize,
+            max_bucket_record_bytes: cfg.s3.max_bucket_record_bytes as usize,
             object_cache_bytes: cfg.s3.object_cache_bytes,
             object_cache_max_object: cfg.s3.object_cache_max_object,
             lc_day_s: cfg.s3.lc_day_s,

@@ -45,11 +45,7 @@ impl Engine {
             return Ok(q);
         }
         let ticket = self.cache.ticket();
-        let q = match self
-            .store
-            .read(&layout::user(uid), ReadOp::new().read(0, 1 << 20))
-            .await
-        {
+        let q = match self.read_whole(&layout::user(uid), ReadOp::new()).await {
             Ok(r) => match r.data.filter(|d| !d.is_empty()) {
                 Some(data) => {
                     let u: User = serde_json::from_slice(&data)?;
@@ -62,8 +58,8 @@ impl Engine {
                 // list), or none at all: no quotas
                 None => OwnerQuotas::default(),
             },
-            Err(StoreError::NotFound) => OwnerQuotas::default(),
-            Err(e) => return Err(e.into()),
+            Err(GatewayError::Store(StoreError::NotFound)) => OwnerQuotas::default(),
+            Err(e) => return Err(e),
         };
         self.cache.put_owner_quotas(ticket, uid, q);
         Ok(q)

@@ -1,28 +1,44 @@
-//! Records read through the caches: buckets' records (every request on a
-//! bucket reads one) and the names of a user's buckets.
+//! Records read whole, and through the caches: buckets' records (every
+//! request on a bucket reads one) and the names of a user's buckets.
 
-use rsgw_store::{ReadOp, StoreError};
+use rsgw_store::{ObjectId, ReadOp, ReadResult, StoreError};
 
 use crate::cache::meta::Change;
 use crate::engine::Engine;
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
+use crate::model::limits::{MAX_ROUNDS, RECORD_FIRST_READ};
 
 impl Engine {
+    /// `op` with the whole of `id`'s data, however long: a first read of
+    /// [`RECORD_FIRST_READ`] bytes with a stat and, while the object holds
+    /// more (it may grow in between), a read of its whole size. A record is
+    /// never decoded from a truncated read, so one longer than any limit
+    /// (written by an earlier release) is still read, repaired and deleted.
+    pub(crate) async fn read_whole(&self, id: &ObjectId, op: ReadOp) -> GatewayResult<ReadResult> {
+        let mut len = RECORD_FIRST_READ;
+        for _ in 0..MAX_ROUNDS {
+            let r = self.store.read(id, op.clone().read(0, len).stat()).await?;
+            let size = r.stat.as_ref().map_or(0, |s| s.size);
+            if r.data.as_ref().map_or(0, |d| d.len() as u64) >= size {
+                return Ok(r);
+            }
+            len = size;
+        }
+        Err(StoreError::Io(format!("{id:?} kept growing while it was read")).into())
+    }
+
     /// A bucket's record (cached; see `cache::meta`).
     pub(crate) async fn bucket_info(&self, name: &str) -> GatewayResult<BucketInfo> {
         if let Some(info) = self.cache.bucket(name) {
             return Ok(info);
         }
         let ticket = self.cache.ticket();
-        let r = match self
-            .store
-            .read(&layout::bucket(name), ReadOp::new().read(0, 1 << 16))
-            .await
-        {
-            Err(StoreError::NotFound) => return Err(GatewayError::NoSuchBucket),
-            Err(StoreError::InvalidArgument(_)) => return Err(GatewayError::NoSuchBucket),
+        let r = match self.read_whole(&layout::bucket(name), ReadOp::new()).await {
+            Err(GatewayError::Store(StoreError::NotFound | StoreError::InvalidArgument(_))) => {
+                return Err(GatewayError::NoSuchBucket);
+            }
             r => r?,
         };
         let info: BucketInfo = serde_json::from_slice(&r.data.unwrap_or_default())?;

@@ -36,6 +36,16 @@ pub enum GatewayError {
         crate::model::limits::MAX_KEY_BYTES
     )]
     KeyTooLong,
+    /// A change would make a bucket's record longer than it may be.
+    #[error(
+        "the bucket's configuration would take {size} bytes; its policy, lifecycle, CORS, website, tags and ACL may take {max} bytes together"
+    )]
+    BucketRecordTooLarge {
+        /// The record's length with the change, in bytes.
+        size: usize,
+        /// The most it may take (`s3.max_bucket_record_bytes`).
+        max: usize,
+    },
     /// The caller may not do this.
     #[error("access denied")]
     AccessDenied,

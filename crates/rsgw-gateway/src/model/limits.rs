@@ -54,8 +54,11 @@ pub(crate) const OMAP_PAGE: u64 = 1000;
 /// bucket's record).
 pub(crate) const POOL_LIST_PAGE: usize = 1000;
 
-/// How much of a multipart upload's record a read fetches.
-pub(crate) const UPLOAD_RECORD_READ: u64 = 1 << 20;
+/// How much of a record the first read asks for: records are read whole
+/// (`Engine::read_whole`), in a second read when longer, so this is only
+/// the size most records fit in (a backend's first step, as
+/// `rsgw-store-rados`'s split reads').
+pub(crate) const RECORD_FIRST_READ: u64 = 64 * 1024;
 
 /// Index shard objects created, removed or read at once.
 pub(crate) const SHARD_CONCURRENCY: usize = 32;

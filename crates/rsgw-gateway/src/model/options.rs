@@ -28,6 +28,9 @@ pub struct GatewayOptions {
     pub bucket_index_shards: u32,
     /// Keys of one [`crate::Gateway::delete_objects`] call deleted at once (at least 1).
     pub multi_delete_concurrency: usize,
+    /// Most bytes a bucket's record may take after a change that sets
+    /// something in it (removals always go through).
+    pub max_bucket_record_bytes: usize,
     /// Bytes of small objects kept in memory (0: no object cache); see
     /// `cache::objects`.
     pub object_cache_bytes: u64,
@@ -57,6 +60,7 @@ impl Default for GatewayOptions {
             gc_min_age: Duration::from_secs(3600),
             bucket_index_shards: 11,
             multi_delete_concurrency: 16,
+            max_bucket_record_bytes: 4 << 20,
             object_cache_bytes: 64 << 20,
             object_cache_max_object: 256 << 10,
             lc_day_s: 86_400,

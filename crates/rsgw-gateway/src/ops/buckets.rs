@@ -19,6 +19,18 @@ use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 use crate::rules::names::validate_bucket_name;
 
+/// What a change does to the length of a bucket's record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RecordChange {
+    /// It sets something (a configuration, tags, an ACL, a quota): held to
+    /// `max_bucket_record_bytes`.
+    Grows,
+    /// It only removes something: always written, so that a record longer
+    /// than the limit (one written before the limit existed) can be made
+    /// smaller again.
+    Shrinks,
+}
+
 impl Gateway {
     /// A bucket's record (cached; see `cache::meta`).
     pub async fn bucket_info(&self, name: &str) -> GatewayResult<BucketInfo> {
@@ -31,9 +43,21 @@ impl Gateway {
     }
 
     /// Writes a bucket's changed record and announces the change to every
-    /// instance.
-    pub(crate) async fn save_bucket(&self, info: &BucketInfo) -> GatewayResult<()> {
+    /// instance. A change that can grow the record is refused when the
+    /// record would pass `max_bucket_record_bytes`, the stored one kept.
+    pub(crate) async fn save_bucket(
+        &self,
+        info: &BucketInfo,
+        change: RecordChange,
+    ) -> GatewayResult<()> {
         let data = Bytes::from(serde_json::to_vec(info)?);
+        let max = self.opts.max_bucket_record_bytes;
+        if change == RecordChange::Grows && data.len() > max {
+            return Err(GatewayError::BucketRecordTooLarge {
+                size: data.len(),
+                max,
+            });
+        }
         self.store
             .write(
                 &layout::bucket(&info.name),
@@ -233,14 +257,161 @@ impl Gateway {
         let mut info = self.bucket_info_fresh(name).await?;
         authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
         info.acl = acl.for_bucket();
-        self.save_bucket(&info).await
+        self.save_bucket(&info, RecordChange::Grows).await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::cors::CorsRule;
+    use crate::model::lifecycle::LifecycleRule;
     use crate::testutil::{Fixture, OWNER, body, owner, small_opts};
+
+    /// `n` lifecycle rules with ids of `id_len` and prefixes of
+    /// `prefix_len` characters.
+    fn lifecycle(n: usize, id_len: usize, prefix_len: usize) -> Vec<LifecycleRule> {
+        (0..n)
+            .map(|i| LifecycleRule {
+                id: format!("{i:04}{}", "i".repeat(id_len - 4)),
+                enabled: true,
+                form: Default::default(),
+                prefix: format!("{i:04}{}", "p".repeat(prefix_len - 4)),
+                tags: Default::default(),
+                expiration_days: Some(1),
+                expiration_date: None,
+                abort_incomplete_days: None,
+            })
+            .collect()
+    }
+
+    /// One CORS rule whose origins take about `bytes` bytes.
+    fn cors(bytes: usize) -> Vec<CorsRule> {
+        vec![CorsRule {
+            allowed_origins: (0..bytes / 40)
+                .map(|i| format!("https://{i:08}.example.com/{}", "o".repeat(8)))
+                .collect(),
+            allowed_methods: vec!["GET".into()],
+            ..Default::default()
+        }]
+    }
+
+    /// Every request on the bucket still works (its record reads).
+    async fn usable(gw: &Gateway, bucket: &str) {
+        gw.put_object(&owner(), bucket, "k", Default::default(), body(b"x", 1))
+            .await
+            .expect("put");
+        assert!(matches!(
+            gw.get_bucket_policy(&owner(), bucket).await,
+            Err(GatewayError::NoSuchBucketPolicy)
+        ));
+        gw.delete_object(&owner(), bucket, "k")
+            .await
+            .expect("delete object");
+    }
+
+    /// The reproduction: 1,000 lifecycle rules (S3's limit) with
+    /// 205-character ids and 200-character prefixes, a record of about
+    /// 460 KiB. It was read with a 64 KiB cap, and the bucket answered 500
+    /// to every request after; now it is read whole.
+    #[tokio::test]
+    async fn a_record_past_64_kib_is_read_whole() {
+        let (f, _) = Fixture::with_bucket(small_opts(), "big").await;
+        let rules = lifecycle(1000, 205, 200);
+        f.gw.put_bucket_lifecycle(&owner(), "big", rules.clone())
+            .await
+            .expect("1000 rules");
+        let len = f.data(&layout::bucket("big")).await.len();
+        assert!(len > 400 << 10, "record of {len} bytes");
+        let other = f.other_process();
+        assert_eq!(
+            other
+                .get_bucket_lifecycle(&owner(), "big")
+                .await
+                .expect("read back"),
+            rules
+        );
+        usable(&other, "big").await;
+        other
+            .delete_bucket_lifecycle(&owner(), "big")
+            .await
+            .expect("delete lifecycle");
+        other.delete_bucket(&owner(), "big").await.expect("delete");
+    }
+
+    /// A change that would take the record past its limit is refused and
+    /// the record kept as it was; removing something always goes through.
+    #[tokio::test]
+    async fn a_change_past_the_limit_is_refused_and_nothing_lost() {
+        let max = small_opts().max_bucket_record_bytes;
+        let (f, _) = Fixture::with_bucket(small_opts(), "full").await;
+        let rules = lifecycle(1000, 255, 1024);
+        f.gw.put_bucket_lifecycle(&owner(), "full", rules.clone())
+            .await
+            .expect("the largest lifecycle");
+        let before = f.data(&layout::bucket("full")).await;
+        let room = max - before.len();
+        let refused =
+            f.gw.put_bucket_cors(&owner(), "full", cors(room + 100))
+                .await;
+        assert!(
+            matches!(refused, Err(GatewayError::BucketRecordTooLarge { size, .. }) if size > max),
+            "{refused:?}"
+        );
+        assert_eq!(f.data(&layout::bucket("full")).await, before);
+        assert!(matches!(
+            f.gw.get_bucket_cors(&owner(), "full").await,
+            Err(GatewayError::NoSuchCorsConfiguration)
+        ));
+        f.gw.put_bucket_cors(&owner(), "full", cors(room - 4096))
+            .await
+            .expect("what fits");
+        assert_eq!(
+            f.gw.get_bucket_lifecycle(&owner(), "full")
+                .await
+                .expect("kept"),
+            rules
+        );
+        usable(&f.gw, "full").await;
+    }
+
+    /// A record longer than the limit, as a release without it could
+    /// write, is read, made smaller and deleted; only changes that could
+    /// grow it are refused until then.
+    #[tokio::test]
+    async fn a_record_over_the_limit_is_read_repaired_and_deleted() {
+        let max = small_opts().max_bucket_record_bytes;
+        let (f, _) = Fixture::with_bucket(small_opts(), "old").await;
+        let mut info = f.gw.bucket_info_fresh("old").await.expect("record");
+        info.cors = Some(cors(max + (1 << 20)));
+        info.lifecycle = Some(lifecycle(1000, 255, 1024));
+        let data = Bytes::from(serde_json::to_vec(&info).expect("encode"));
+        f.gw.store()
+            .write(&layout::bucket("old"), WriteOp::new().write_full(data))
+            .await
+            .expect("write as an old release would");
+        let gw = f.other_process();
+        assert_eq!(gw.bucket_info("old").await.expect("read whole"), info);
+        usable(&gw, "old").await;
+        let tags = [("k".to_string(), "v".to_string())];
+        assert!(matches!(
+            gw.put_bucket_tagging(&owner(), "old", tags.to_vec()).await,
+            Err(GatewayError::BucketRecordTooLarge { .. })
+        ));
+        // still over the limit without its lifecycle, and written
+        gw.delete_bucket_lifecycle(&owner(), "old")
+            .await
+            .expect("made smaller");
+        let len = f.data(&layout::bucket("old")).await.len();
+        assert!(len > max, "{len} bytes left");
+        gw.delete_bucket_cors(&owner(), "old")
+            .await
+            .expect("repaired");
+        gw.put_bucket_tagging(&owner(), "old", tags.to_vec())
+            .await
+            .expect("tags once it is small");
+        gw.delete_bucket(&owner(), "old").await.expect("deleted");
+    }
 
     #[tokio::test]
     async fn bucket_lifecycle() {

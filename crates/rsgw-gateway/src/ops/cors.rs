@@ -4,6 +4,7 @@
 
 use crate::model::cors::CorsRule;
 use crate::model::error::{GatewayError, GatewayResult};
+use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 use crate::rules::cors::check_cors;
@@ -20,7 +21,7 @@ impl Gateway {
         authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
         check_cors(&rules)?;
         info.cors = Some(rules);
-        self.save_bucket(&info).await
+        self.save_bucket(&info, RecordChange::Grows).await
     }
 
     /// A bucket's CORS rules; `NoSuchCORSConfiguration` without any.
@@ -39,7 +40,7 @@ impl Gateway {
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
         if info.cors.take().is_some() {
-            self.save_bucket(&info).await?;
+            self.save_bucket(&info, RecordChange::Shrinks).await?;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use rsgw_store::{StoreError, WriteOp};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
 use crate::model::lifecycle::LifecycleRule;
+use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 use crate::rules::lifecycle::check_lifecycle;
@@ -44,7 +45,7 @@ impl Gateway {
                 WriteOp::new().create().omap_set([(bucket, Bytes::new())]),
             )
             .await?;
-        self.save_bucket(&info).await
+        self.save_bucket(&info, RecordChange::Grows).await
     }
 
     /// The buckets listed as having lifecycle rules, in name order.
@@ -72,7 +73,7 @@ impl Gateway {
         // the bucket stays on the worker's list (skipped while it has no
         // rules): taking it off here could undo a concurrent Put's listing
         if info.lifecycle.take().is_some() {
-            self.save_bucket(&info).await?;
+            self.save_bucket(&info, RecordChange::Shrinks).await?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@
 
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::policy::BucketPolicy;
+use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 
@@ -22,7 +23,7 @@ impl Gateway {
         let policy =
             BucketPolicy::parse(document, &info.name).map_err(GatewayError::MalformedPolicy)?;
         info.policy = Some(policy);
-        self.save_bucket(&info).await
+        self.save_bucket(&info, RecordChange::Grows).await
     }
 
     /// A bucket's policy document, as it was put.
@@ -39,7 +40,7 @@ impl Gateway {
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::DeleteBucketPolicy, &Target::bucket(&info))?;
         if info.policy.take().is_some() {
-            self.save_bucket(&info).await?;
+            self.save_bucket(&info, RecordChange::Shrinks).await?;
         }
         Ok(())
     }

@@ -11,6 +11,7 @@
 use crate::cache::meta::Change;
 use crate::model::error::GatewayResult;
 use crate::model::quota::{Quota, QuotaTarget};
+use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 
 impl Gateway {
@@ -49,7 +50,7 @@ impl Gateway {
                 let mut info = self.bucket_info_fresh(name).await?;
                 change(&mut info.quota);
                 let q = validate(&info.quota)?;
-                self.save_bucket(&info).await?;
+                self.save_bucket(&info, RecordChange::Grows).await?;
                 Ok(q)
             }
         }

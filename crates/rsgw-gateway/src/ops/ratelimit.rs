@@ -21,9 +21,6 @@ use crate::ops::gateway::Gateway;
 /// up (only concurrent changes make a round fail).
 const UPDATE_ROUNDS: usize = 16;
 
-/// How much of the rate limits' record a read fetches.
-const RECORD_READ: u64 = 16 << 20;
-
 /// How long a request waits for the rate limits when the last ones read
 /// could apply instead.
 const LAST_KNOWN_WAIT: Duration = Duration::from_millis(250);
@@ -73,11 +70,7 @@ impl Gateway {
 
     async fn read_ratelimits(&self) -> GatewayResult<(RateLimits, Option<Bytes>)> {
         match self
-            .store
-            .read(
-                &layout::ratelimits(),
-                ReadOp::new().read(0, RECORD_READ).xattrs(),
-            )
+            .read_whole(&layout::ratelimits(), ReadOp::new().xattrs())
             .await
         {
             Ok(r) => {
@@ -85,8 +78,8 @@ impl Gateway {
                 let generation = r.xattrs.and_then(|x| x.get(GEN_XATTR).cloned());
                 Ok((limits, generation))
             }
-            Err(StoreError::NotFound) => Ok((RateLimits::default(), None)),
-            Err(e) => Err(e.into()),
+            Err(GatewayError::Store(StoreError::NotFound)) => Ok((RateLimits::default(), None)),
+            Err(e) => Err(e),
         }
     }
 

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::error::{GatewayError, GatewayResult};
+use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 use crate::rules::tagging::check_bucket_tags;
@@ -77,7 +78,7 @@ impl Gateway {
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
         info.tags = check_bucket_tags(tags)?;
-        self.save_bucket(&info).await
+        self.save_bucket(&info, RecordChange::Grows).await
     }
 
     /// Removes a bucket's tags (DeleteBucketTagging; none is fine).
@@ -86,7 +87,7 @@ impl Gateway {
         authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
         if !info.tags.is_empty() {
             info.tags.clear();
-            self.save_bucket(&info).await?;
+            self.save_bucket(&info, RecordChange::Shrinks).await?;
         }
         Ok(())
     }

@@ -102,12 +102,10 @@ impl Gateway {
 
     /// A user by id.
     pub async fn user_info(&self, uid: &str) -> GatewayResult<User> {
-        match self
-            .store
-            .read(&layout::user(uid), ReadOp::new().read(0, 1 << 20))
-            .await
-        {
-            Err(StoreError::NotFound) => Err(GatewayError::NoSuchUser(uid.into())),
+        match self.read_whole(&layout::user(uid), ReadOp::new()).await {
+            Err(GatewayError::Store(StoreError::NotFound)) => {
+                Err(GatewayError::NoSuchUser(uid.into()))
+            }
             Err(e) => Err(e.into()),
             Ok(r) => Ok(serde_json::from_slice(&r.data.unwrap_or_default())?),
         }
@@ -179,11 +177,10 @@ impl Gateway {
         }
         let ticket = self.cache.ticket();
         let r = match self
-            .store
-            .read(&layout::key(access_key), ReadOp::new().read(0, 1 << 16))
+            .read_whole(&layout::key(access_key), ReadOp::new())
             .await
         {
-            Err(StoreError::NotFound | StoreError::InvalidArgument(_)) => {
+            Err(GatewayError::Store(StoreError::NotFound | StoreError::InvalidArgument(_))) => {
                 return Err(GatewayError::AccessDenied);
             }
             r => r?,

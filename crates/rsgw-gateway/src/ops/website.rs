@@ -9,6 +9,7 @@
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::params::{GetParams, GetResult};
 use crate::model::website::{WebsiteConfig, WebsiteRedirect};
+use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 
@@ -54,7 +55,7 @@ impl Gateway {
         authorize(rq, Access::PutBucketWebsite, &Target::bucket(&info))?;
         config.check()?;
         info.website = Some(config);
-        self.save_bucket(&info).await
+        self.save_bucket(&info, RecordChange::Grows).await
     }
 
     /// A bucket's website configuration; `NoSuchWebsiteConfiguration`
@@ -74,7 +75,7 @@ impl Gateway {
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::DeleteBucketWebsite, &Target::bucket(&info))?;
         if info.website.take().is_some() {
-            self.save_bucket(&info).await?;
+            self.save_bucket(&info, RecordChange::Shrinks).await?;
         }
         Ok(())
     }

@@ -47,9 +47,6 @@ use crate::rules::lifecycle::age_reached;
 /// Attempts at taking the lease when others take or release it meanwhile.
 const LEASE_ATTEMPTS: usize = 8;
 
-/// How much of the worker's state object (the last report) a read fetches.
-const STATE_READ: u64 = 1 << 20;
-
 /// A marker key after every key: the bucket is done.
 const BUCKET_DONE: &str = "\u{10FFFF}";
 
@@ -88,11 +85,7 @@ impl Gateway {
     /// no pass ever ran).
     async fn lc_state(&self) -> GatewayResult<Option<(Option<Bytes>, Option<Bytes>, Bytes)>> {
         match self
-            .store
-            .read(
-                &layout::lc_state(),
-                ReadOp::new().xattrs().read(0, STATE_READ),
-            )
+            .read_whole(&layout::lc_state(), ReadOp::new().xattrs())
             .await
         {
             Ok(r) => {
@@ -101,8 +94,8 @@ impl Gateway {
                 let marker = x.remove(MARKER_XATTR).filter(|v| !v.is_empty());
                 Ok(Some((lease, marker, r.data.unwrap_or_default())))
             }
-            Err(StoreError::NotFound) => Ok(None),
-            Err(e) => Err(e.into()),
+            Err(GatewayError::Store(StoreError::NotFound)) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 

@@ -25,7 +25,7 @@ use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::{now_secs, unique_id};
 use crate::model::layout;
-use crate::model::limits::{MAX_PART_NUMBER, UPLOAD_RECORD_READ};
+use crate::model::limits::MAX_PART_NUMBER;
 use crate::model::object::{ObjectMeta, Tail};
 use crate::model::params::{
     BodyCheck, BodyStream, CompleteChecks, GetParams, PutParams, PutResult, UploadList,
@@ -123,14 +123,10 @@ impl Gateway {
     ) -> GatewayResult<(BucketInfo, UploadInfo)> {
         let info = self.bucket_info_fresh(bucket).await?;
         let r = match self
-            .store
-            .read(
-                &layout::upload(upload_id),
-                ReadOp::new().read(0, UPLOAD_RECORD_READ),
-            )
+            .read_whole(&layout::upload(upload_id), ReadOp::new())
             .await
         {
-            Err(StoreError::NotFound | StoreError::InvalidArgument(_)) => {
+            Err(GatewayError::Store(StoreError::NotFound | StoreError::InvalidArgument(_))) => {
                 return Err(GatewayError::NoSuchUpload);
             }
             r => r?,
@@ -500,11 +496,7 @@ impl Gateway {
                 return Ok(out);
             }
             if let Ok(r) = self
-                .store
-                .read(
-                    &layout::upload(upload_id),
-                    ReadOp::new().read(0, UPLOAD_RECORD_READ),
-                )
+                .read_whole(&layout::upload(upload_id), ReadOp::new())
                 .await
             {
                 out.uploads

@@ -29,7 +29,7 @@ mod workers;
 pub use cache::coherence::MetadataWatch;
 pub use cache::limiter::{Kind, Limiter, Refusal, Scope};
 pub use cache::objects::{CachedObject, ObjectCacheStats};
-pub use model::acl::CannedAcl;
+pub use model::acl::{Acl, CannedAcl, Grant, Grantee, Permission};
 pub use model::bucket::BucketInfo;
 pub use model::cors::CorsRule;
 pub use model::error::{GatewayError, GatewayResult};

@@ -205,7 +205,7 @@ pub(crate) fn bucket_record(name: &str, id: &str, owner: &str) -> BucketInfo {
         id: id.into(),
         owner: owner.into(),
         created: 0.0,
-        acl: CannedAcl::Private,
+        acl: CannedAcl::Private.into(),
         index_shards: 1,
         policy: None,
         cors: None,

@@ -198,7 +198,7 @@ mod tests {
             id: "id".into(),
             owner: "o".into(),
             created: 0.0,
-            acl: rsgw_gateway::CannedAcl::Private,
+            acl: rsgw_gateway::CannedAcl::Private.into(),
             index_shards: 1,
             policy: None,
             cors: rules,

@@ -75,8 +75,21 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::NoSuchLifecycleConfiguration => S3ErrorCode::NoSuchLifecycleConfiguration,
         G::InvalidTag(_) => S3ErrorCode::InvalidTag,
         G::InvalidRequest(_) => S3ErrorCode::InvalidRequest,
-        G::NoSuchUser(_) | G::UserExists(_) | G::KeyExists(_) | G::UserHasBuckets(_) => {
-            S3ErrorCode::InvalidArgument
+        G::NoSuchUser(_)
+        | G::UserExists(_)
+        | G::KeyExists(_)
+        | G::EmailExists(_)
+        | G::UserHasBuckets(_) => S3ErrorCode::InvalidArgument,
+        G::UnresolvableEmail(_) => {
+            return unlisted(
+                "UnresolvableGrantByEmailAddress",
+                http::StatusCode::BAD_REQUEST,
+                &e,
+            );
+        }
+        // radosgw's code (S3 names no limit on grants)
+        G::TooManyGrants => {
+            return unlisted("LimitExceeded", http::StatusCode::BAD_REQUEST, &e);
         }
         G::Corrupt(_) | G::Store(_) => S3ErrorCode::InternalError,
     };
@@ -193,6 +206,9 @@ mod tests {
             G::UserExists(_) => "UserExists",
             G::KeyExists(_) => "KeyExists",
             G::UserHasBuckets(_) => "UserHasBuckets",
+            G::EmailExists(_) => "EmailExists",
+            G::UnresolvableEmail(_) => "UnresolvableEmail",
+            G::TooManyGrants => "TooManyGrants",
             G::BodySignatureMismatch => "BodySignatureMismatch",
             G::ContentSha256Mismatch => "ContentSha256Mismatch",
             G::Body(_) => "Body",
@@ -214,7 +230,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 51;
+    const VARIANTS: usize = 54;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -330,6 +346,19 @@ mod tests {
             // admin failures never reach S3 clients but still map to a 4xx
             (G::NoSuchUser("bob".into()), "InvalidArgument", 400, false),
             (G::UserExists("bob".into()), "InvalidArgument", 400, false),
+            (
+                G::EmailExists("bob@example.com".into()),
+                "InvalidArgument",
+                400,
+                false,
+            ),
+            (
+                G::UnresolvableEmail("nobody@example.com".into()),
+                "UnresolvableGrantByEmailAddress",
+                400,
+                false,
+            ),
+            (G::TooManyGrants, "LimitExceeded", 400, false),
             (G::KeyExists("AKID".into()), "InvalidArgument", 400, false),
             (
                 G::UserHasBuckets("bob".into()),

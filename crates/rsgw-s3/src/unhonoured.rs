@@ -1,7 +1,8 @@
 //! Requests rsgw cannot honour and must not ignore, refused before any
 //! operation runs (s3s' access hook calls [`refuse`]): a client that sent
 //! one of these headers believes something about its data (encrypted,
-//! locked, granted to someone, in another storage class) that would not be
+//! locked, granted to someone by a request that sets no ACL, in another
+//! storage class) that would not be
 //! true, so the answer is an error naming the header, never a silent 200.
 //! And DELETE on a bucket subresource S3 has no delete for, which s3s would
 //! route to DeleteBucket.
@@ -26,8 +27,20 @@ const NO_DELETE: &[&str] = &[
     "versions",
 ];
 
+/// The operations that take `x-amz-grant-*` headers (the ACL of what they
+/// make or change); on any other the headers would mean nothing.
+const GRANTING: &[S3Op] = &[
+    S3Op::CreateBucket,
+    S3Op::PutBucketAcl,
+    S3Op::PutObject,
+    S3Op::PutObjectAcl,
+    S3Op::CopyObject,
+    S3Op::CreateMultipartUpload,
+];
+
 /// Refuses, in this order: DELETE of a subresource that has none (405),
-/// server-side encryption, object lock, per-grantee ACL headers, website
+/// server-side encryption, object lock, ACL grant headers on an operation
+/// that sets no ACL, website
 /// redirects, object ownership other than the writer's, and storage
 /// classes other than STANDARD.
 pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -> S3Result<()> {
@@ -72,10 +85,12 @@ pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -
             "Object lock is not implemented by rsgw: a bucket with x-amz-bucket-object-lock-enabled is refused"
         ));
     }
-    if let Some(name) = header("x-amz-grant-") {
+    if !GRANTING.contains(&op)
+        && let Some(name) = header("x-amz-grant-")
+    {
         return Err(s3_error!(
-            NotImplemented,
-            "Grants to named grantees are not implemented by rsgw: use x-amz-acl (a canned ACL) instead of {name}"
+            InvalidRequest,
+            "{name} sets an ACL, which only CreateBucket, PutObject, CopyObject, CreateMultipartUpload and Put*Acl do"
         ));
     }
     if header("x-amz-website-redirect-location").is_some() {
@@ -148,7 +163,7 @@ mod tests {
 
     #[test]
     fn what_rsgw_cannot_honour_is_refused() {
-        use S3Op::{CreateBucket, DeleteBucket, PutObject};
+        use S3Op::{CreateBucket, DeleteBucket, PutObject, UploadPart};
         let cases: &[Case] = &[
             (PutObject, None, &[], None),
             (
@@ -175,11 +190,12 @@ mod tests {
                 &[("x-amz-object-lock-mode", "GOVERNANCE")],
                 Some("InvalidRequest 400"),
             ),
+            (PutObject, None, &[("x-amz-grant-read", "uri=x")], None),
             (
-                PutObject,
+                UploadPart,
                 None,
-                &[("x-amz-grant-read", "uri=x")],
-                Some("NotImplemented 501"),
+                &[("x-amz-grant-read", "id=bob")],
+                Some("InvalidRequest 400"),
             ),
             (
                 PutObject,

@@ -240,7 +240,7 @@ mod tests {
 
     async fn put(gw: &crate::ops::gateway::Gateway, key: &str, data: &[u8], acl: CannedAcl) {
         let params = PutParams {
-            acl,
+            acl: acl.into(),
             ..Default::default()
         };
         gw.put_object(&owner(), "coh", key, params, body(data, 3))
@@ -268,7 +268,7 @@ mod tests {
                 "round {round}: overwrite"
             );
             other
-                .set_object_acl(&owner(), "coh", "k", CannedAcl::Private)
+                .set_object_acl(&owner(), "coh", "k", CannedAcl::Private, None)
                 .await
                 .expect("acl");
             assert!(
@@ -355,15 +355,19 @@ mod tests {
             // cached here, then changed there
             f.gw.lookup_key(&key).await.expect("key");
             let acl = f.gw.bucket_info("coh").await.expect("bucket").acl;
-            assert_eq!(acl, CannedAcl::Private);
+            assert_eq!(acl, CannedAcl::Private.into());
             other
-                .set_bucket_acl(&owner(), "coh", CannedAcl::PublicRead)
+                .set_bucket_acl(&owner(), "coh", CannedAcl::PublicRead, None)
                 .await
                 .expect("acl");
             let acl = f.gw.bucket_info("coh").await.expect("bucket").acl;
-            assert_eq!(acl, CannedAcl::PublicRead, "round {round}: the ACL change");
+            assert_eq!(
+                acl,
+                CannedAcl::PublicRead.into(),
+                "round {round}: the ACL change"
+            );
             other
-                .set_bucket_acl(&owner(), "coh", CannedAcl::Private)
+                .set_bucket_acl(&owner(), "coh", CannedAcl::Private, None)
                 .await
                 .expect("acl back");
             let next = other.create_key("bob", None).await.expect("new key");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rsgw_store::ObjectId;
 use serde::{Deserialize, Serialize};
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::Acl;
 use crate::model::cors::CorsRule;
 use crate::model::layout;
 use crate::model::lifecycle::LifecycleRule;
@@ -26,8 +26,8 @@ pub struct BucketInfo {
     pub owner: String,
     /// Creation time, seconds since the epoch.
     pub created: f64,
-    /// The bucket's canned ACL.
-    pub acl: CannedAcl,
+    /// The bucket's ACL.
+    pub acl: Acl,
     /// Its index shards, fixed at creation (`s3.bucket_index_shards` then).
     /// A record written before shards existed has none: one shard, the
     /// index object named by the id alone.

@@ -133,6 +133,18 @@ pub enum GatewayError {
     /// The access key is taken (admin operations).
     #[error("access key '{0}' is already in use")]
     KeyExists(String),
+    /// Another user has this e-mail address (admin operations).
+    #[error("{0} is the email address of an existing user")]
+    EmailExists(String),
+    /// An ACL grant names an e-mail address no user has.
+    #[error("the e-mail address you provided does not match any account on record")]
+    UnresolvableEmail(String),
+    /// An ACL holds more grants than one may.
+    #[error(
+        "the request is rejected, because the acl grants number you requested is larger than the maximum {} grants allowed in an acl",
+        crate::model::limits::MAX_ACL_GRANTS
+    )]
+    TooManyGrants,
     /// The user still owns buckets (admin operations).
     #[error("user '{0}' still owns buckets")]
     UserHasBuckets(String),

@@ -52,6 +52,11 @@ pub(crate) fn key(access_key: &str) -> ObjectId {
     ObjectId::in_namespace(META, "keys", access_key)
 }
 
+/// The user an e-mail address names (its data: the user id).
+pub(crate) fn email(address: &str) -> ObjectId {
+    ObjectId::in_namespace(META, "emails", address)
+}
+
 pub(crate) fn bucket(name: &str) -> ObjectId {
     ObjectId::in_namespace(META, "buckets", name)
 }

@@ -35,6 +35,12 @@ pub const MAX_TAG_KEY: usize = 128;
 /// Longest tag value, in Unicode characters.
 pub const MAX_TAG_VALUE: usize = 256;
 
+/// Grants one ACL may hold (radosgw's `rgw_acl_grants_max_num`).
+pub const MAX_ACL_GRANTS: usize = 100;
+
+/// Longest e-mail address of a user, in bytes.
+pub(crate) const MAX_EMAIL_BYTES: usize = 254;
+
 /// Longest user id, in bytes.
 pub(crate) const MAX_UID_BYTES: usize = 255;
 /// Longest access or secret key an admin may give, in characters.

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::Acl;
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
@@ -27,8 +27,8 @@ pub struct ObjectMeta {
     /// object was stored before rsgw recorded that (see
     /// [`ObjectMeta::owner_in`]).
     pub owner: String,
-    /// The object's canned ACL.
-    pub acl: CannedAcl,
+    /// The object's ACL.
+    pub acl: Acl,
     /// Stored headers: content-type, content-encoding, content-disposition,
     /// content-language, cache-control, expires.
     pub headers: BTreeMap<String, String>,
@@ -105,6 +105,7 @@ pub(crate) fn parse_meta(xattrs: &BTreeMap<String, Bytes>) -> GatewayResult<Obje
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::acl::CannedAcl;
     use crate::testutil::bucket_record;
 
     fn at(secs: u64) -> SystemTime {
@@ -157,7 +158,7 @@ mod tests {
     #[test]
     fn an_unrecorded_owner_is_the_bucket_owners() {
         let bucket = BucketInfo {
-            acl: CannedAcl::PublicReadWrite,
+            acl: CannedAcl::PublicReadWrite.into(),
             ..bucket_record("b", "id", "alice")
         };
         let mut meta = ObjectMeta::default();

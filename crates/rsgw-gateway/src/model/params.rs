@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use bytes::Bytes;
 use futures::Stream;
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::Acl;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::object::ObjectMeta;
 use crate::model::upload::UploadInfo;
@@ -31,7 +31,7 @@ pub struct PutParams {
     /// Tags to store (checked: `check_tags`).
     pub tags: BTreeMap<String, String>,
     /// The object's ACL.
-    pub acl: CannedAcl,
+    pub acl: Acl,
     /// Content-MD5, decoded.
     pub content_md5: Option<Vec<u8>>,
     /// Declared length, if any.
@@ -107,8 +107,8 @@ pub struct GetResult {
 pub struct ObjectAcl {
     /// The object's owner (user id).
     pub owner: String,
-    /// Its canned ACL.
-    pub acl: CannedAcl,
+    /// Its ACL.
+    pub acl: Acl,
     /// The bucket's owner, whom the bucket-owner ACLs name.
     pub bucket_owner: String,
 }

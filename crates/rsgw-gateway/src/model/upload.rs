@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::Acl;
 use crate::model::object::Tail;
 
 /// An upload in progress.
@@ -29,7 +29,7 @@ pub struct UploadInfo {
     /// `x-amz-meta-*` of the future object.
     pub user_meta: BTreeMap<String, String>,
     /// ACL of the future object.
-    pub acl: CannedAcl,
+    pub acl: Acl,
     /// Tags of the future object.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,

@@ -12,6 +12,10 @@ pub struct User {
     pub user_id: String,
     /// Display name, shown as the owner's name in listings.
     pub display_name: String,
+    /// E-mail address (lowercase), by which ACL grants may name the user;
+    /// unique across users.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
     /// The user's S3 keys.
     pub keys: Vec<AccessKey>,
     /// Creation time, seconds since the epoch.

@@ -7,7 +7,7 @@ use futures::{StreamExt, TryStreamExt};
 use rsgw_store::{ReadOp, StoreError, WriteOp};
 
 use crate::cache::meta::Change;
-use crate::model::acl::CannedAcl;
+use crate::model::acl::Acl;
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::{now_secs, unique_id};
@@ -73,9 +73,10 @@ impl Gateway {
         &self,
         owner: &str,
         name: &str,
-        acl: CannedAcl,
+        acl: impl Into<Acl>,
     ) -> GatewayResult<BucketInfo> {
         validate_bucket_name(name)?;
+        let acl = self.resolve_acl(acl.into()).await?;
         let info = BucketInfo {
             name: name.into(),
             id: unique_id(),
@@ -247,15 +248,23 @@ impl Gateway {
         Ok(info)
     }
 
-    /// Sets a bucket's canned ACL.
+    /// Sets a bucket's ACL, its grantees resolved
+    /// ([`Gateway::resolve_acl`]). `named_owner` is the owner an ACL
+    /// document names: another than the bucket's is `AccessDenied`, as
+    /// radosgw answers.
     pub async fn set_bucket_acl(
         &self,
         rq: &Requester,
         name: &str,
-        acl: CannedAcl,
+        acl: impl Into<Acl>,
+        named_owner: Option<&str>,
     ) -> GatewayResult<()> {
+        let acl = self.resolve_acl(acl.into()).await?;
         let mut info = self.bucket_info_fresh(name).await?;
         authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
+        if named_owner.is_some_and(|o| o != info.owner) {
+            return Err(GatewayError::AccessDenied);
+        }
         info.acl = acl.for_bucket();
         self.save_bucket(&info, RecordChange::Grows).await
     }
@@ -264,6 +273,7 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::acl::CannedAcl;
     use crate::model::cors::CorsRule;
     use crate::model::lifecycle::LifecycleRule;
     use crate::testutil::{Fixture, OWNER, body, owner, small_opts};
@@ -428,7 +438,7 @@ mod tests {
                 .await
                 .expect("re-create");
         // (created went through JSON, equal only to the microsecond)
-        let same = |b: &BucketInfo| (b.name.clone(), b.id.clone(), b.owner.clone(), b.acl);
+        let same = |b: &BucketInfo| (b.name.clone(), b.id.clone(), b.owner.clone(), b.acl.clone());
         assert_eq!(same(&again), same(&first));
         assert!(matches!(
             f.gw.create_bucket("bob", "life", CannedAcl::Private).await,

@@ -1,6 +1,6 @@
 //! The operations, one module per family, each adding its methods to the
 //! [`crate::Gateway`] (`gateway`): buckets, objects (put, get, delete, copy,
-//! ACLs), multipart uploads, listings, tagging, policies, CORS, websites,
+//! ACLs), ACL grantees (`grants`), multipart uploads, listings, tagging, policies, CORS, websites,
 //! lifecycle configurations, users and keys, quotas, rate limits, usage.
 //! An operation reads what it needs (the bucket's record, the object's),
 //! asks `rules` whether the request may go on, and writes through the
@@ -9,6 +9,7 @@
 pub(crate) mod buckets;
 pub(crate) mod cors;
 pub(crate) mod gateway;
+pub(crate) mod grants;
 pub(crate) mod lifecycle;
 pub(crate) mod list;
 pub(crate) mod multipart;

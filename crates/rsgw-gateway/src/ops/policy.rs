@@ -100,7 +100,7 @@ mod tests {
         ));
         // the record keeps its ACL; a fresh read (another instance) sees it
         let info = f.gw.bucket_info_fresh("pol").await.expect("record");
-        assert_eq!(info.acl, CannedAcl::Private);
+        assert_eq!(info.acl, CannedAcl::Private.into());
         assert!(info.policy.is_some());
         f.gw.delete_bucket_policy(&owner, "pol")
             .await

@@ -34,8 +34,9 @@ impl Gateway {
         key: &str,
         tags: BTreeMap<String, String>,
     ) -> GatewayResult<()> {
-        self.update_meta(rq, Access::PutObjectTagging, bucket, key, |meta| {
+        self.update_meta(rq, Access::PutObjectTagging, bucket, key, |_, meta| {
             meta.tags = tags.clone();
+            Ok(())
         })
         .await
     }
@@ -47,8 +48,9 @@ impl Gateway {
         bucket: &str,
         key: &str,
     ) -> GatewayResult<()> {
-        self.update_meta(rq, Access::DeleteObjectTagging, bucket, key, |meta| {
+        self.update_meta(rq, Access::DeleteObjectTagging, bucket, key, |_, meta| {
             meta.tags.clear();
+            Ok(())
         })
         .await
     }

@@ -13,7 +13,7 @@ use crate::model::limits::{ACCESS_KEY_CHARS, SECRET_KEY_CHARS};
 use crate::model::quota::Quota;
 use crate::model::user::{AccessKey, KeyRecord, User};
 use crate::ops::gateway::Gateway;
-use crate::rules::names::{validate_key_pair, validate_uid};
+use crate::rules::names::{validate_email, validate_key_pair, validate_uid};
 
 impl Gateway {
     fn new_key_pair(&self, given: Option<(String, String)>) -> GatewayResult<(String, String)> {
@@ -75,6 +75,7 @@ impl Gateway {
                 access_key: access.clone(),
                 secret_key: secret.clone(),
             }],
+            email: None,
             created: now_secs(),
             user_quota: Quota::default(),
             bucket_quota: Quota::default(),
@@ -106,7 +107,7 @@ impl Gateway {
             Err(GatewayError::Store(StoreError::NotFound)) => {
                 Err(GatewayError::NoSuchUser(uid.into()))
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
             Ok(r) => Ok(serde_json::from_slice(&r.data.unwrap_or_default())?),
         }
     }
@@ -142,6 +143,65 @@ impl Gateway {
         Ok(user)
     }
 
+    /// Gives a user an e-mail address (`None` takes it away): unique across
+    /// users, as radosgw's, and kept lowercase. ACL grants by e-mail
+    /// resolve to the user through it.
+    pub async fn set_email(&self, uid: &str, email: Option<&str>) -> GatewayResult<User> {
+        let mut user = self.user_info(uid).await?;
+        let email = email.map(validate_email).transpose()?;
+        if user.email == email {
+            return Ok(user);
+        }
+        if let Some(e) = &email {
+            let claimed = self
+                .store
+                .write(
+                    &layout::email(e),
+                    WriteOp::new()
+                        .create_exclusive()
+                        .write_full(Bytes::from(uid.to_string())),
+                )
+                .await;
+            match claimed {
+                Err(StoreError::Exists) if self.email_user(e).await?.as_deref() != Some(uid) => {
+                    return Err(GatewayError::EmailExists(e.clone()));
+                }
+                Err(StoreError::Exists) | Ok(_) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let old = std::mem::replace(&mut user.email, email);
+        self.save_user(&user).await?;
+        if let Some(old) = old {
+            self.forget_email(&old).await?;
+        }
+        Ok(user)
+    }
+
+    /// The user an e-mail address (lowercase) names, if any.
+    pub(crate) async fn email_user(&self, email: &str) -> GatewayResult<Option<String>> {
+        match self.read_whole(&layout::email(email), ReadOp::new()).await {
+            Ok(r) => Ok(Some(
+                String::from_utf8_lossy(&r.data.unwrap_or_default()).into_owned(),
+            )),
+            Err(GatewayError::Store(StoreError::NotFound | StoreError::InvalidArgument(_))) => {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn forget_email(&self, email: &str) -> GatewayResult<()> {
+        match self
+            .store
+            .write(&layout::email(email), WriteOp::new().remove())
+            .await
+        {
+            Ok(_) | Err(StoreError::NotFound) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Removes a user that owns no buckets, with its keys.
     pub async fn remove_user(&self, uid: &str) -> GatewayResult<()> {
         let user = self.user_info(uid).await?;
@@ -158,6 +218,9 @@ impl Gateway {
                 Err(e) => return Err(e.into()),
             }
             self.announce(Change::Key(k.access_key.clone())).await?;
+        }
+        if let Some(email) = &user.email {
+            self.forget_email(email).await?;
         }
         self.store
             .write(&layout::user(uid), WriteOp::new().remove())

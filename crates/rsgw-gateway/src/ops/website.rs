@@ -173,7 +173,7 @@ mod tests {
             key,
             PutParams {
                 content_length: Some(data.len() as u64),
-                acl,
+                acl: acl.into(),
                 ..Default::default()
             },
             body(data, 7),

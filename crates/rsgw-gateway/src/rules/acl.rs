@@ -1,6 +1,52 @@
-//! Who a canned ACL lets do what, besides the owner.
+//! Who an ACL lets do what: a canned ACL's rules, or its grants.
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::{Acl, CannedAcl, Grant, Grantee, Permission};
+
+impl Acl {
+    /// Whether `who` has `perm` under this ACL, on a resource owned by
+    /// `owner` in a bucket owned by `bucket_owner`: the owner has every
+    /// permission under a canned ACL, and under grants what they give it
+    /// besides reading and setting the ACL, which it always may.
+    pub fn permits(
+        &self,
+        who: &Principal,
+        perm: Permission,
+        owner: &str,
+        bucket_owner: &str,
+    ) -> bool {
+        match self {
+            Acl::Canned(c) => {
+                who.is(owner)
+                    || match perm {
+                        Permission::Read => c.grants_read(who, bucket_owner),
+                        Permission::Write => c.grants_write(who),
+                        Permission::ReadAcp | Permission::WriteAcp => {
+                            c.grants_acp(who, bucket_owner)
+                        }
+                        Permission::FullControl => false,
+                    }
+            }
+            Acl::Grants(grants) => {
+                (who.is(owner) && matches!(perm, Permission::ReadAcp | Permission::WriteAcp))
+                    || grants.iter().any(|g| g.permits(who, perm))
+            }
+        }
+    }
+}
+
+impl Grant {
+    /// Whether this grant gives `who` the permission `perm`.
+    fn permits(&self, who: &Principal, perm: Permission) -> bool {
+        (self.permission == perm || self.permission == Permission::FullControl)
+            && match &self.grantee {
+                Grantee::User(uid) => who.is(uid),
+                Grantee::AllUsers => true,
+                Grantee::AuthenticatedUsers => matches!(who, Principal::User(_)),
+                // e-mail grantees are stored as the users they name
+                Grantee::Email(_) => false,
+            }
+    }
+}
 
 impl CannedAcl {
     /// Whether `who`, not being the owner, may read under this ACL, in a
@@ -47,6 +93,55 @@ impl Principal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Grants give what they name, FULL_CONTROL everything; under grants
+    /// the owner keeps only reading and setting the ACL.
+    #[test]
+    fn grants() {
+        use Permission::*;
+        let g = |grantee, permission| Grant {
+            grantee,
+            permission,
+        };
+        let acl = Acl::Grants(vec![
+            g(Grantee::User("bob".into()), Read),
+            g(Grantee::User("carol".into()), FullControl),
+            g(Grantee::AuthenticatedUsers, WriteAcp),
+            g(Grantee::AllUsers, ReadAcp),
+        ]);
+        let anon = Principal::Anonymous;
+        let who = |u: &str| Principal::User(u.into());
+        // (who, permission, allowed)
+        let cases = [
+            (who("bob"), Read, true),
+            (who("bob"), Write, false),
+            (who("bob"), WriteAcp, true),
+            (who("carol"), Write, true),
+            (who("carol"), Read, true),
+            (who("dave"), WriteAcp, true),
+            (who("dave"), Read, false),
+            (anon.clone(), ReadAcp, true),
+            (anon.clone(), WriteAcp, false),
+            (anon, Read, false),
+            (who("alice"), Read, false),
+            (who("alice"), Write, false),
+            (who("alice"), ReadAcp, true),
+            (who("alice"), WriteAcp, true),
+        ];
+        for (p, perm, want) in cases {
+            assert_eq!(
+                acl.permits(&p, perm, "alice", "alice"),
+                want,
+                "{p:?} {perm:?}"
+            );
+        }
+        // a canned ACL leaves the owner everything
+        let private = Acl::from(CannedAcl::Private);
+        for perm in Permission::ALL {
+            assert!(private.permits(&who("alice"), perm, "alice", "alice"));
+            assert!(!private.permits(&who("bob"), perm, "alice", "alice"));
+        }
+    }
 
     #[test]
     fn canned_acls() {

@@ -11,7 +11,7 @@
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::{Acl, Permission};
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::params::ListParams;
@@ -156,20 +156,19 @@ pub(crate) enum Access {
 enum AclRule {
     /// The bucket's owner only.
     BucketOwner,
-    /// The bucket's owner, or whom the bucket's ACL lets read.
-    BucketRead,
-    /// The bucket's owner, or whom the bucket's ACL lets write.
-    BucketWrite,
-    /// As `BucketWrite`, or the object's owner.
+    /// Whom the bucket's ACL gives this permission (READ lists, WRITE
+    /// writes and deletes, READ_ACP and WRITE_ACP read and set the
+    /// bucket's ACL): its owner always under a canned ACL, and for the
+    /// ACL itself (`Acl::permits`).
+    Bucket(Permission),
+    /// As `Bucket(Write)`, or the object's owner.
     BucketWriteOrObjectOwner,
-    /// The object's owner, or whom the object's ACL lets read. The
-    /// bucket's owner has no right of its own to another user's object
-    /// (radosgw, and AWS with ACLs enabled), only through the bucket-owner
-    /// ACLs.
-    ObjectRead,
-    /// The object's owner, or the bucket's under
-    /// `bucket-owner-full-control` (READ_ACP, WRITE_ACP).
-    ObjectAcp,
+    /// Whom the object's ACL gives this permission (READ, READ_ACP,
+    /// WRITE_ACP), as for the bucket with the object's owner. The bucket's
+    /// owner has no right of its own to another user's object (radosgw,
+    /// and AWS with ACLs enabled), only through the bucket-owner ACLs or a
+    /// grant.
+    Object(Permission),
     /// The upload's initiator, or the bucket's owner.
     UploadOwner,
 }
@@ -178,14 +177,15 @@ impl Access {
     /// The table.
     fn row(self) -> (Action, AclRule) {
         use AclRule::*;
+        use Permission::{Read, ReadAcp, Write, WriteAcp};
         match self {
-            Access::ListBucket => (Action::ListBucket, BucketRead),
-            Access::ListBucketVersions => (Action::ListBucketVersions, BucketRead),
-            Access::ListUploads => (Action::ListBucketMultipartUploads, BucketWrite),
+            Access::ListBucket => (Action::ListBucket, Bucket(Read)),
+            Access::ListBucketVersions => (Action::ListBucketVersions, Bucket(Read)),
+            Access::ListUploads => (Action::ListBucketMultipartUploads, Bucket(Write)),
             Access::DeleteBucket => (Action::DeleteBucket, BucketOwner),
             Access::GetBucketLocation => (Action::GetBucketLocation, BucketOwner),
-            Access::GetBucketAcl => (Action::GetBucketAcl, BucketOwner),
-            Access::PutBucketAcl => (Action::PutBucketAcl, BucketOwner),
+            Access::GetBucketAcl => (Action::GetBucketAcl, Bucket(ReadAcp)),
+            Access::PutBucketAcl => (Action::PutBucketAcl, Bucket(WriteAcp)),
             Access::GetBucketPolicy => (Action::GetBucketPolicy, BucketOwner),
             Access::PutBucketPolicy => (Action::PutBucketPolicy, BucketOwner),
             Access::DeleteBucketPolicy => (Action::DeleteBucketPolicy, BucketOwner),
@@ -199,13 +199,13 @@ impl Access {
             Access::PutBucketTagging => (Action::PutBucketTagging, BucketOwner),
             Access::GetLifecycle => (Action::GetLifecycleConfiguration, BucketOwner),
             Access::PutLifecycle => (Action::PutLifecycleConfiguration, BucketOwner),
-            Access::GetObject => (Action::GetObject, ObjectRead),
-            Access::PutObject => (Action::PutObject, BucketWrite),
+            Access::GetObject => (Action::GetObject, Object(Read)),
+            Access::PutObject => (Action::PutObject, Bucket(Write)),
             Access::WritePart => (Action::PutObject, UploadOwner),
             Access::DeleteObject => (Action::DeleteObject, BucketWriteOrObjectOwner),
-            Access::GetObjectAcl => (Action::GetObjectAcl, ObjectAcp),
-            Access::PutObjectAcl => (Action::PutObjectAcl, ObjectAcp),
-            Access::GetObjectTagging => (Action::GetObjectTagging, ObjectRead),
+            Access::GetObjectAcl => (Action::GetObjectAcl, Object(ReadAcp)),
+            Access::PutObjectAcl => (Action::PutObjectAcl, Object(WriteAcp)),
+            Access::GetObjectTagging => (Action::GetObjectTagging, Object(Read)),
             Access::PutObjectTagging => (Action::PutObjectTagging, BucketWriteOrObjectOwner),
             Access::DeleteObjectTagging => (Action::DeleteObjectTagging, BucketWriteOrObjectOwner),
             Access::AbortUpload => (Action::AbortMultipartUpload, UploadOwner),
@@ -231,7 +231,7 @@ pub(crate) struct Target<'a> {
     bucket: &'a BucketInfo,
     key: Option<&'a str>,
     /// The object's (or upload's) owner and ACL, when it exists.
-    object: Option<(&'a str, CannedAcl)>,
+    object: Option<(&'a str, &'a Acl)>,
     /// A listing's parameters (`s3:prefix`, `s3:delimiter`, `s3:max-keys`).
     listing: Option<&'a ListParams>,
 }
@@ -268,7 +268,7 @@ impl<'a> Target<'a> {
         bucket: &'a BucketInfo,
         key: &'a str,
         owner: &'a str,
-        acl: CannedAcl,
+        acl: &'a Acl,
     ) -> Self {
         Target {
             object: Some((owner, acl)),
@@ -328,20 +328,16 @@ impl Lookup for Context<'_> {
 fn acl_allows(rule: AclRule, rq: &Requester, t: &Target<'_>) -> bool {
     let b = t.bucket;
     let who = &rq.principal;
-    let bucket_write = || rq.is(&b.owner) || b.acl.grants_write(who);
+    let bucket = |perm| b.acl.permits(who, perm, &b.owner, &b.owner);
     match rule {
         AclRule::BucketOwner => rq.is(&b.owner),
-        AclRule::BucketRead => rq.is(&b.owner) || b.acl.grants_read(who, &b.owner),
-        AclRule::BucketWrite => bucket_write(),
+        AclRule::Bucket(perm) => bucket(perm),
         AclRule::BucketWriteOrObjectOwner => {
-            bucket_write() || t.object.is_some_and(|(owner, _)| rq.is(owner))
+            bucket(Permission::Write) || t.object.is_some_and(|(owner, _)| rq.is(owner))
         }
-        AclRule::ObjectRead => t
+        AclRule::Object(perm) => t
             .object
-            .is_some_and(|(owner, acl)| rq.is(owner) || acl.grants_read(who, &b.owner)),
-        AclRule::ObjectAcp => t
-            .object
-            .is_some_and(|(owner, acl)| rq.is(owner) || acl.grants_acp(who, &b.owner)),
+            .is_some_and(|(owner, acl)| acl.permits(who, perm, owner, &b.owner)),
         AclRule::UploadOwner => rq.is(&b.owner) || t.object.is_some_and(|(owner, _)| rq.is(owner)),
     }
 }
@@ -411,12 +407,13 @@ pub(crate) fn writer<'a>(rq: &'a Requester, bucket: &'a BucketInfo) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::acl::CannedAcl;
     use crate::model::policy::BucketPolicy;
     use crate::testutil::bucket_record;
 
     fn bucket(acl: CannedAcl, policy: Option<&str>) -> BucketInfo {
         BucketInfo {
-            acl,
+            acl: acl.into(),
             policy: policy.map(|p| BucketPolicy::parse(p, "pub").expect("valid")),
             ..bucket_record("pub", "id", "carol")
         }
@@ -437,7 +434,7 @@ mod tests {
             allowed(
                 rq,
                 Access::GetObject,
-                &Target::object(&b, "k", "carol", CannedAcl::Private),
+                &Target::object(&b, "k", "carol", &Acl::from(CannedAcl::Private)),
             )
         };
         assert!(get(&expecting(None, None)));
@@ -476,8 +473,10 @@ mod tests {
         let private = bucket(CannedAcl::Private, None);
         let by_policy = bucket(CannedAcl::Private, Some(public));
         let denied = bucket(CannedAcl::PublicReadWrite, Some(deny_all));
-        let obj = |b| Target::object(b, "k", "carol", CannedAcl::Private);
-        let public_obj = |b| Target::object(b, "k", "carol", CannedAcl::PublicRead);
+        let private_acl = Acl::from(CannedAcl::Private);
+        let public_acl = Acl::from(CannedAcl::PublicRead);
+        let obj = |b| Target::object(b, "k", "carol", &private_acl);
+        let public_obj = |b| Target::object(b, "k", "carol", &public_acl);
         let cases: &[(&Requester, Access, Target<'_>, bool)] = &[
             (&anon, Access::GetObject, obj(&private), false),
             (&anon, Access::GetObject, public_obj(&private), true),
@@ -536,26 +535,26 @@ mod tests {
             (
                 &bob,
                 Access::WritePart,
-                Target::object(&private, "k", "bob", CannedAcl::Private),
+                Target::object(&private, "k", "bob", &private_acl),
                 true,
             ),
             (
                 &carol,
                 Access::AbortUpload,
-                Target::object(&private, "k", "bob", CannedAcl::Private),
+                Target::object(&private, "k", "bob", &private_acl),
                 true,
             ),
             (
                 &anon,
                 Access::ListParts,
-                Target::object(&private, "k", "bob", CannedAcl::Private),
+                Target::object(&private, "k", "bob", &private_acl),
                 false,
             ),
             // delete: bucket write, or the object's owner
             (
                 &bob,
                 Access::DeleteObject,
-                Target::object(&private, "k", "bob", CannedAcl::Private),
+                Target::object(&private, "k", "bob", &private_acl),
                 true,
             ),
             (&bob, Access::DeleteObject, obj(&private), false),

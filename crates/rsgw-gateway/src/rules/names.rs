@@ -2,7 +2,7 @@
 //! the key pairs an admin gives.
 
 use crate::model::error::{GatewayError, GatewayResult};
-use crate::model::limits::{MAX_KEY_BYTES, MAX_KEY_PAIR_CHARS, MAX_UID_BYTES};
+use crate::model::limits::{MAX_EMAIL_BYTES, MAX_KEY_BYTES, MAX_KEY_PAIR_CHARS, MAX_UID_BYTES};
 
 /// Object keys: non-empty, at most [`MAX_KEY_BYTES`] bytes, no NUL.
 #[inline]
@@ -61,6 +61,25 @@ pub(crate) fn validate_uid(uid: &str) -> GatewayResult<()> {
         )));
     }
     Ok(())
+}
+
+/// A user's e-mail address as it is kept and looked up: lowercase (as
+/// radosgw keeps them), 3 to [`MAX_EMAIL_BYTES`] bytes with an `@` between
+/// a local part and a domain, no spaces, control characters or `/`.
+pub(crate) fn validate_email(email: &str) -> GatewayResult<String> {
+    let ok = email.len() <= MAX_EMAIL_BYTES
+        && email
+            .split_once('@')
+            .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty())
+        && !email
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || c == '/');
+    if !ok {
+        return Err(GatewayError::InvalidArgument(format!(
+            "'{email}' is not an e-mail address (local@domain, at most {MAX_EMAIL_BYTES} bytes)"
+        )));
+    }
+    Ok(email.to_lowercase())
 }
 
 /// Access and secret keys an admin gives: 1 to [`MAX_KEY_PAIR_CHARS`]

@@ -5,7 +5,7 @@ use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result};
 
 use super::RsgwS3;
-use super::acl::canned;
+use super::acl::{grant_headers, header_acl};
 use crate::dto::ts;
 use crate::error::to_s3;
 
@@ -38,7 +38,10 @@ pub(super) async fn create_bucket(
 ) -> S3Result<S3Response<CreateBucketOutput>> {
     let rq = s3.requester(&req).await?;
     let uid = RsgwS3::require_user(&rq)?;
-    let acl = canned(req.input.acl.as_ref().map(BucketCannedACL::as_str))?;
+    let acl = header_acl(
+        req.input.acl.as_ref().map(BucketCannedACL::as_str),
+        grant_headers!(req.input, write),
+    )?;
     s3.gw
         .create_bucket(uid, &req.input.bucket, acl)
         .await

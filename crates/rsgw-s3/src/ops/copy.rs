@@ -5,7 +5,7 @@ use rsgw_gateway::CopyMetadata;
 use s3s::dto::*;
 use s3s::{S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
-use super::acl::canned;
+use super::acl::{grant_headers, header_acl};
 use super::put::stored_headers;
 use super::tagging::tagging_header;
 use super::{RsgwS3, only_null_version};
@@ -52,7 +52,10 @@ pub(super) async fn copy_object(
             &i.bucket,
             &i.key,
             metadata,
-            canned(i.acl.as_ref().map(ObjectCannedACL::as_str))?,
+            header_acl(
+                i.acl.as_ref().map(ObjectCannedACL::as_str),
+                grant_headers!(i),
+            )?,
             tags,
             conditions,
         )

@@ -70,7 +70,10 @@ macro_rules! object_params {
             headers: super::put::stored_headers!($input, $headers),
             user_meta: $input.metadata.unwrap_or_default().into_iter().collect(),
             tags: super::tagging::tagging_header($input.tagging.as_deref())?,
-            acl: super::acl::canned($input.acl.as_ref().map(ObjectCannedACL::as_str))?,
+            acl: super::acl::header_acl(
+                $input.acl.as_ref().map(ObjectCannedACL::as_str),
+                super::acl::grant_headers!($input),
+            )?,
             ..Default::default()
         }
     };

@@ -13,6 +13,8 @@ use serde_json::json;
 pub enum UserCommand {
     /// Create a user with one key pair (generated unless given).
     Create(UserCreate),
+    /// Change a user: its e-mail address (radosgw-admin user modify).
+    Modify(UserModify),
     /// Show a user and its keys.
     Info(Uid),
     /// Remove a user that owns no buckets, with its keys.
@@ -93,12 +95,27 @@ pub struct UserCreate {
     /// Display name.
     #[arg(long)]
     display_name: String,
+    /// E-mail address, by which ACL grants may name the user
+    /// (`x-amz-grant-read: emailAddress="..."`); unique across users.
+    #[arg(long)]
+    email: Option<String>,
     /// Access key (generated when omitted; give both or neither).
     #[arg(long, requires = "secret_key")]
     access_key: Option<String>,
     /// Secret key (generated when omitted).
     #[arg(long, requires = "access_key")]
     secret_key: Option<String>,
+}
+
+/// Options of `user modify`.
+#[derive(Args)]
+pub struct UserModify {
+    /// The user id.
+    #[arg(long)]
+    uid: String,
+    /// The new e-mail address; "" takes it away.
+    #[arg(long)]
+    email: String,
 }
 
 /// Options of `key create`.
@@ -144,10 +161,27 @@ fn pair(a: Option<String>, s: Option<String>) -> Option<(String, String)> {
 pub fn run_user(cfg: &Config, c: UserCommand) -> Result<()> {
     with_gateway(cfg, |gw| async move {
         Ok(match c {
-            UserCommand::Create(a) => serde_json::to_value(
-                gw.create_user(&a.uid, &a.display_name, pair(a.access_key, a.secret_key))
-                    .await?,
-            )?,
+            UserCommand::Create(a) => {
+                let user = gw
+                    .create_user(&a.uid, &a.display_name, pair(a.access_key, a.secret_key))
+                    .await?;
+                let user = match a.email {
+                    None => user,
+                    // a taken or malformed address makes no user
+                    Some(email) => match gw.set_email(&a.uid, Some(&email)).await {
+                        Ok(user) => user,
+                        Err(e) => {
+                            gw.remove_user(&a.uid).await?;
+                            return Err(e.into());
+                        }
+                    },
+                };
+                serde_json::to_value(user)?
+            }
+            UserCommand::Modify(m) => {
+                let email = Some(m.email.as_str()).filter(|e| !e.is_empty());
+                serde_json::to_value(gw.set_email(&m.uid, email).await?)?
+            }
             UserCommand::Info(u) => serde_json::to_value(gw.user_info(&u.uid).await?)?,
             UserCommand::Rm(u) => {
                 gw.remove_user(&u.uid).await?;
@@ -198,7 +232,7 @@ pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
                     "id": info.id,
                     "owner": info.owner,
                     "created": info.created,
-                    "acl": info.acl.as_str(),
+                    "acl": info.acl,
                     "num_shards": info.index_shards,
                     "num_objects": usage.objects,
                     "size_bytes": usage.bytes,

@@ -78,6 +78,7 @@ impl Gateway {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutObject, &Target::key(&info, key))?;
+        let acl = self.resolve_acl(params.acl).await?;
         // the time first: a key's uploads list in the order they began, as
         // S3 lists them, and upload-id-marker resumes in that order
         let nanos = std::time::SystemTime::now()
@@ -93,7 +94,7 @@ impl Gateway {
             initiated: now_secs(),
             headers: params.headers,
             user_meta: params.user_meta,
-            acl: params.acl,
+            acl,
             tags: params.tags,
         };
         let data = Bytes::from(serde_json::to_vec(&up)?);
@@ -135,7 +136,7 @@ impl Gateway {
         if up.bucket_id != info.id || up.key != key {
             return Err(GatewayError::NoSuchUpload);
         }
-        authorize(rq, access, &Target::object(&info, key, &up.owner, up.acl))?;
+        authorize(rq, access, &Target::object(&info, key, &up.owner, &up.acl))?;
         Ok((info, up))
     }
 
@@ -356,7 +357,7 @@ impl Gateway {
             etag,
             mtime: now_secs(),
             owner: up.owner.clone(),
-            acl: up.acl,
+            acl: up.acl.clone(),
             headers: up.headers.clone(),
             user_meta: up.user_meta.clone(),
             tags: up.tags.clone(),
@@ -416,7 +417,7 @@ impl Gateway {
         authorize(
             rq,
             Access::WritePart,
-            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+            &Target::object(&info, key, meta.owner_in(&info), &meta.acl),
         )?;
         Ok(PutResult { meta })
     }

@@ -1,7 +1,7 @@
-//! GetObjectAcl and PutObjectAcl (canned ACLs).
+//! GetObjectAcl and PutObjectAcl.
 
-use crate::model::acl::CannedAcl;
-use crate::model::error::GatewayResult;
+use crate::model::acl::Acl;
+use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::params::ObjectAcl;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester};
@@ -24,16 +24,25 @@ impl Gateway {
         })
     }
 
-    /// Sets an object's canned ACL.
+    /// Sets an object's ACL, its grantees resolved
+    /// ([`Gateway::resolve_acl`]). `named_owner` is the owner an ACL
+    /// document names: another than the object's is `AccessDenied`, as
+    /// radosgw answers (a document cannot give an object away).
     pub async fn set_object_acl(
         &self,
         rq: &Requester,
         bucket: &str,
         key: &str,
-        acl: CannedAcl,
+        acl: impl Into<Acl>,
+        named_owner: Option<&str>,
     ) -> GatewayResult<()> {
-        self.update_meta(rq, Access::PutObjectAcl, bucket, key, |meta| {
-            meta.acl = acl;
+        let acl = self.resolve_acl(acl.into()).await?;
+        self.update_meta(rq, Access::PutObjectAcl, bucket, key, |info, meta| {
+            if named_owner.is_some_and(|o| o != meta.owner_in(info)) {
+                return Err(GatewayError::AccessDenied);
+            }
+            meta.acl = acl.clone();
+            Ok(())
         })
         .await
     }

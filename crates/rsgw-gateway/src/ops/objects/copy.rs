@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::acl::CannedAcl;
+use crate::model::acl::Acl;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::params::{CopyMetadata, GetParams, GetResult, PutParams, PutResult, RangeSpec};
 use crate::ops::gateway::Gateway;
@@ -54,7 +54,7 @@ impl Gateway {
         dst_bucket: &str,
         dst_key: &str,
         metadata: CopyMetadata,
-        acl: CannedAcl,
+        acl: Acl,
         tags: Option<BTreeMap<String, String>>,
         conditions: GetParams,
     ) -> GatewayResult<PutResult> {

@@ -50,7 +50,7 @@ impl Gateway {
             authorize(
                 rq,
                 Access::DeleteObject,
-                &Target::object(&info, key, &meta.owner, meta.acl),
+                &Target::object(&info, key, &meta.owner, &meta.acl),
             )?;
             if !cond(&meta) {
                 if unlisted {

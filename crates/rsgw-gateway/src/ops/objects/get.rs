@@ -126,7 +126,7 @@ impl Gateway {
         authorize(
             rq,
             Access::GetObject,
-            &Target::object(info, key, meta.owner_in(info), meta.acl),
+            &Target::object(info, key, meta.owner_in(info), &meta.acl),
         )
     }
 

@@ -51,7 +51,7 @@ impl Gateway {
         authorize(
             rq,
             access,
-            &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+            &Target::object(&info, key, meta.owner_in(&info), &meta.acl),
         )?;
         Ok((info, meta))
     }
@@ -65,7 +65,7 @@ impl Gateway {
         access: Access,
         bucket: &str,
         key: &str,
-        change: impl Fn(&mut ObjectMeta),
+        change: impl Fn(&BucketInfo, &mut ObjectMeta) -> GatewayResult<()>,
     ) -> GatewayResult<()> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
@@ -77,9 +77,9 @@ impl Gateway {
             authorize(
                 rq,
                 access,
-                &Target::object(&info, key, meta.owner_in(&info), meta.acl),
+                &Target::object(&info, key, meta.owner_in(&info), &meta.acl),
             )?;
-            change(&mut meta);
+            change(&info, &mut meta)?;
             let json = Bytes::from(serde_json::to_vec(&meta)?);
             match self
                 .store

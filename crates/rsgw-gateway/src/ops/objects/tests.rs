@@ -459,7 +459,7 @@ async fn reads_of_private_objects() {
     }
     // a public-read object is readable by anyone, but only its owner
     // may change its ACL
-    f.gw.set_object_acl(&owner(), "priv", "k", CannedAcl::PublicRead)
+    f.gw.set_object_acl(&owner(), "priv", "k", CannedAcl::PublicRead, None)
         .await
         .expect("set acl");
     for who in [&bob, &Requester::anonymous()] {
@@ -469,7 +469,7 @@ async fn reads_of_private_objects() {
                 .is_ok()
         );
         assert!(matches!(
-            f.gw.set_object_acl(who, "priv", "k", CannedAcl::Private)
+            f.gw.set_object_acl(who, "priv", "k", CannedAcl::Private, None)
                 .await,
             Err(GatewayError::AccessDenied)
         ));
@@ -483,7 +483,7 @@ async fn reads_of_private_objects() {
 #[tokio::test]
 async fn other_writers_objects() {
     let (f, _) = Fixture::with_bucket(small_opts(), "shared").await;
-    f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::PublicReadWrite)
+    f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::PublicReadWrite, None)
         .await
         .expect("bucket acl");
     let bob = Requester::user("bob");
@@ -500,7 +500,7 @@ async fn other_writers_objects() {
     for (i, (writer, acl, reads, acp)) in cases.into_iter().enumerate() {
         let key = format!("k{i}");
         let params = PutParams {
-            acl,
+            acl: acl.into(),
             ..Default::default()
         };
         let why = format!("{writer:?} {acl:?}");
@@ -515,14 +515,14 @@ async fn other_writers_objects() {
         match (shown, acp) {
             (Ok(a), true) => {
                 let want_owner = if *writer == anon { OWNER } else { "bob" };
-                assert_eq!((a.owner.as_str(), a.acl), (want_owner, acl), "{why}");
+                assert_eq!((a.owner.as_str(), a.acl), (want_owner, acl.into()), "{why}");
                 assert_eq!(a.bucket_owner, OWNER, "{why}");
             }
             (Err(GatewayError::AccessDenied), false) => {}
             (r, _) => panic!("{why}: get acl {r:?}"),
         }
         let set =
-            f.gw.set_object_acl(&owner(), "shared", &key, CannedAcl::Private)
+            f.gw.set_object_acl(&owner(), "shared", &key, CannedAcl::Private, None)
                 .await;
         assert_eq!(set.is_ok(), acp, "{why}: set acl {set:?}");
         // the writer keeps every right to its own object
@@ -543,7 +543,7 @@ async fn other_writers_objects() {
         f.gw.get_object_acl(&bob, "shared", "none").await,
         Err(GatewayError::NoSuchKey)
     ));
-    f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::Private)
+    f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::Private, None)
         .await
         .expect("bucket acl");
     assert!(matches!(
@@ -579,7 +579,7 @@ async fn copies() {
                 "copy",
                 dst,
                 md,
-                CannedAcl::Private,
+                CannedAcl::Private.into(),
                 None,
                 cond,
             )

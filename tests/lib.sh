@@ -15,7 +15,8 @@
 #     --admin-port P | --no-admin the admin listener (default: a free port)
 #     --toml 'FRAGMENT'           extra TOML, merged key by key (repeatable)
 #     --set section.key=value     rsgw serve --set (repeatable)
-#     --user UID:DISPLAY:AK:SK    created with rsgw admin unless it exists (repeatable)
+#     --user UID:DISPLAY:AK:SK    created with rsgw admin unless it exists, e-mail
+#                                 UID@example.com (repeatable)
 #     --log FILE                  rsgw's stderr (default $RSGW_WORK/NAME.log)
 #   writes $RSGW_WORK/NAME.toml, starts rsgw serve, waits until the admin
 #   /health answers 200 and the S3 port answers HTTP (failing with the log
@@ -87,7 +88,7 @@ rsgw_start() { # NAME [options] [-- serve args...]
     IFS=: read -r uid display ak sk <<<"$u"
     "$RSGW" admin -c "$cfg" user info --uid "$uid" >/dev/null 2>&1 ||
       "$RSGW" admin -c "$cfg" user create --uid "$uid" --display-name "$display" \
-        --access-key "$ak" --secret-key "$sk" >/dev/null || return 1
+        --email "$uid@example.com" --access-key "$ak" --secret-key "$sk" >/dev/null || return 1
   done
   # RSGW_<SECTION>_<KEY> variables would override the config: none reach it
   local -a unset_env=()

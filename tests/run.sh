@@ -90,9 +90,13 @@ if [[ $CEPH_CONF != - && ${RSGW_TEST_RADOSGW:-yes} != no ]]; then
   rgw_port=$(rsgw_free_port)
   rgw=1
   RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test RGW_WEBSITE_DNS_NAME=web.test "$here/../scripts/ceph-micro" rgw >/dev/null
-  rgw_user() { # uid name access secret
-    radosgw-admin user info --uid="$1" >/dev/null 2>&1 ||
-      radosgw-admin user create --uid="$1" --display-name="$2" --access-key="$3" --secret-key="$4" >/dev/null
+  rgw_user() { # uid name access secret (e-mail: uid@example.com, as rsgw's)
+    if radosgw-admin user info --uid="$1" >/dev/null 2>&1; then
+      radosgw-admin user modify --uid="$1" --email="$1@example.com" >/dev/null
+    else
+      radosgw-admin user create --uid="$1" --display-name="$2" --email="$1@example.com" \
+        --access-key="$3" --secret-key="$4" >/dev/null
+    fi
   }
   rgw_user alice Alice $ALICE_AK $ALICE_SK
   rgw_user bob Bob $BOB_AK $BOB_SK

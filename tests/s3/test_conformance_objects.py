@@ -791,45 +791,27 @@ def test_object_acl_requests(t, bucket):
     # neither header nor document: radosgw 400 InvalidArgument, rsgw 400
     # MalformedACLError (AWS documents none)
     assert _answer(t, "PUT", f"/{bucket}/k?acl") == (400, "InvalidArgument" if t.is_radosgw else "MalformedACLError")
-    # both: radosgw refuses (400 InvalidArgument), rsgw takes the header
+    # both: refused (400 InvalidArgument)
     both = _answer(t, "PUT", f"/{bucket}/k?acl", {"x-amz-acl": "private"}, ACL_DOC)
-    assert both == ((400, "InvalidArgument") if t.is_radosgw else (200, None))
-    # a document granting a user: radosgw honours it; rsgw takes canned
-    # ACLs only and refuses it (501 NotImplemented), never ignores it
-    st, code = _answer(t, "PUT", f"/{bucket}/k?acl", {}, ACL_DOC)
-    assert (st, code) == ((200, None) if t.is_radosgw else (501, "NotImplemented"))
-    assert _send(t, "GET", f"/{bucket}/k", who="bob")[0] == (200 if t.is_radosgw else 403)
+    assert both == (400, "InvalidArgument")
+    # a document granting a user: honoured
+    assert _answer(t, "PUT", f"/{bucket}/k?acl", {}, ACL_DOC) == (200, None)
+    assert _send(t, "GET", f"/{bucket}/k", who="bob")[0] == 200
     # a missing key: 404 NoSuchKey
     assert _answer(t, "GET", f"/{bucket}/nope?acl") == (404, "NoSuchKey")
     assert _answer(t, "PUT", f"/{bucket}/nope?acl", {"x-amz-acl": "private"}) == (404, "NoSuchKey")
-    if t.is_radosgw:
-        # x-amz-grant-* headers: honoured on PutObject, CopyObject and
-        # PutObjectAcl; with x-amz-acl as well: 400 InvalidRequest, as on
-        # AWS (rsgw: test_grant_headers_are_honoured_or_refused)
-        for n, headers in enumerate([{}, {"x-amz-copy-source": f"{bucket}/k"}]):
-            assert _answer(t, "PUT", f"/{bucket}/g{n}", dict(headers, **{"x-amz-grant-read": ALL_USERS}),
-                           b"" if headers else b"x") == (200, None)
-            assert _send(t, "GET", f"/{bucket}/g{n}", who=None)[0] == 200, headers
-        assert _answer(t, "PUT", f"/{bucket}/h", {"x-amz-grant-full-control": 'id="bob"'}, b"x") == (200, None)
-        assert _send(t, "GET", f"/{bucket}/h", who="bob")[0] == 200
-        assert _answer(t, "PUT", f"/{bucket}/k?acl", {"x-amz-grant-read": ALL_USERS}) == (200, None)
-        assert _send(t, "GET", f"/{bucket}/k", who=None)[0] == 200
-        both = {"x-amz-grant-read": ALL_USERS, "x-amz-acl": "private"}
-        assert _answer(t, "PUT", f"/{bucket}/both", both, b"x") == (400, "InvalidRequest")
-
-
-def test_grant_headers_are_honoured_or_refused(t, bucket, rsgw_only):
-    t.alice.put_object(Bucket=bucket, Key="k", Body=b"x")
-    for path, headers, body in [(f"/{bucket}/g0", {}, b"x"),
-                                (f"/{bucket}/g1", {"x-amz-copy-source": f"{bucket}/k"}, b""),
-                                (f"/{bucket}/k?acl", {}, b"")]:
-        st, code = _answer(t, "PUT", path, dict(headers, **{"x-amz-grant-read": ALL_USERS}), body)
-        if (st, code) == (501, "NotImplemented"):
-            continue  # refused, never ignored
-        assert st == 200, (path, code)
-        assert _send(t, "GET", path.split("?")[0], who=None)[0] == 200, path
-    st, code = _answer(t, "PUT", f"/{bucket}/both", {"x-amz-grant-read": ALL_USERS, "x-amz-acl": "private"}, b"x")
-    assert (st, code) in [(400, "InvalidRequest"), (501, "NotImplemented")]
+    # x-amz-grant-* headers: honoured on PutObject, CopyObject and
+    # PutObjectAcl; with x-amz-acl as well: 400 InvalidRequest, as on AWS
+    for n, headers in enumerate([{}, {"x-amz-copy-source": f"{bucket}/k"}]):
+        assert _answer(t, "PUT", f"/{bucket}/g{n}", dict(headers, **{"x-amz-grant-read": ALL_USERS}),
+                       b"" if headers else b"x") == (200, None)
+        assert _send(t, "GET", f"/{bucket}/g{n}", who=None)[0] == 200, headers
+    assert _answer(t, "PUT", f"/{bucket}/h", {"x-amz-grant-full-control": 'id="bob"'}, b"x") == (200, None)
+    assert _send(t, "GET", f"/{bucket}/h", who="bob")[0] == 200
+    assert _answer(t, "PUT", f"/{bucket}/k?acl", {"x-amz-grant-read": ALL_USERS}) == (200, None)
+    assert _send(t, "GET", f"/{bucket}/k", who=None)[0] == 200
+    both = {"x-amz-grant-read": ALL_USERS, "x-amz-acl": "private"}
+    assert _answer(t, "PUT", f"/{bucket}/both", both, b"x") == (400, "InvalidRequest")
 
 
 def test_tag_limits(t, bucket):

@@ -375,8 +375,8 @@ class Gateway:
     def ensure_user(self, uid, display, ak, sk):
         if self.admin_run("user", "info", "--uid", uid).returncode == 0:
             return
-        self.admin("user", "create", "--uid", uid, "--display-name", display, "--access-key", ak,
-                   "--secret-key", sk)
+        self.admin("user", "create", "--uid", uid, "--display-name", display, "--email", f"{uid}@example.com",
+                   "--access-key", ak, "--secret-key", sk)
 
     # what it shows
     def metrics(self, port=None):

@@ -73,6 +73,15 @@ mod tests {
             f.gw.set_email("carol", Some("bob@example.COM")).await,
             Err(GatewayError::EmailExists(_))
         ));
+        for bad in ["no-at-sign", "@example.com", "bob@", "b ob@example.com"] {
+            assert!(
+                matches!(
+                    f.gw.set_email("carol", Some(bad)).await,
+                    Err(GatewayError::InvalidArgument(_))
+                ),
+                "{bad}"
+            );
+        }
         let acl = Acl::Grants(vec![
             grant(Grantee::Email("BOB@example.com".into())),
             grant(Grantee::User("carol".into())),

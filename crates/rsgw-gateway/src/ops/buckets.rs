@@ -259,13 +259,14 @@ impl Gateway {
         acl: impl Into<Acl>,
         named_owner: Option<&str>,
     ) -> GatewayResult<()> {
-        let acl = self.resolve_acl(acl.into()).await?;
         let mut info = self.bucket_info_fresh(name).await?;
         authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
         if named_owner.is_some_and(|o| o != info.owner) {
             return Err(GatewayError::AccessDenied);
         }
-        info.acl = acl.for_bucket();
+        // resolved once the request may set the ACL: who may not learns
+        // nothing of which users exist
+        info.acl = self.resolve_acl(acl.into()).await?.for_bucket();
         self.save_bucket(&info, RecordChange::Grows).await
     }
 }

@@ -7,6 +7,7 @@ use crate::model::acl::{Acl, Grantee};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::limits::MAX_ACL_GRANTS;
 use crate::ops::gateway::Gateway;
+use crate::rules::names::validate_email;
 
 impl Gateway {
     /// `acl` as it is stored: at most [`MAX_ACL_GRANTS`] grants
@@ -24,7 +25,7 @@ impl Gateway {
         for g in &mut grants {
             match &g.grantee {
                 Grantee::Email(address) => {
-                    let found = match crate::rules::names::validate_email(address) {
+                    let found = match validate_email(address) {
                         Ok(lower) => self.email_user(&lower).await?,
                         Err(_) => None,
                     };
@@ -57,6 +58,39 @@ mod tests {
             grantee,
             permission: Permission::Read,
         }
+    }
+
+    /// Who may not set an ACL is refused before any grantee is looked up,
+    /// so unknown and known users answer alike.
+    #[tokio::test]
+    async fn grantees_are_resolved_only_for_who_may_set_the_acl() {
+        use crate::testutil::{OWNER, body, owner};
+        let (f, _) = Fixture::with_bucket(small_opts(), "shared").await;
+        f.gw.put_object(&owner(), "shared", "k", Default::default(), body(b"x", 1))
+            .await
+            .expect("put");
+        let unknown = || Acl::Grants(vec![grant(Grantee::User("nobody".into()))]);
+        for who in [crate::Requester::user("bob"), crate::Requester::anonymous()] {
+            assert!(matches!(
+                f.gw.set_bucket_acl(&who, "shared", unknown(), None).await,
+                Err(GatewayError::AccessDenied)
+            ));
+            assert!(matches!(
+                f.gw.set_object_acl(&who, "shared", "k", unknown(), None)
+                    .await,
+                Err(GatewayError::AccessDenied)
+            ));
+        }
+        assert!(matches!(
+            f.gw.set_bucket_acl(&owner(), "shared", unknown(), Some(OWNER))
+                .await,
+            Err(GatewayError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            f.gw.set_object_acl(&owner(), "shared", "k", unknown(), Some(OWNER))
+                .await,
+            Err(GatewayError::InvalidArgument(_))
+        ));
     }
 
     #[tokio::test]

@@ -36,7 +36,14 @@ impl Gateway {
         acl: impl Into<Acl>,
         named_owner: Option<&str>,
     ) -> GatewayResult<()> {
-        let acl = self.resolve_acl(acl.into()).await?;
+        let acl = acl.into();
+        if matches!(acl, Acl::Grants(_)) {
+            // grantees are resolved once the request may set the ACL: who
+            // may not learns nothing of which users exist
+            self.object_meta_for(rq, Access::PutObjectAcl, bucket, key)
+                .await?;
+        }
+        let acl = self.resolve_acl(acl).await?;
         self.update_meta(rq, Access::PutObjectAcl, bucket, key, |info, meta| {
             if named_owner.is_some_and(|o| o != meta.owner_in(info)) {
                 return Err(GatewayError::AccessDenied);

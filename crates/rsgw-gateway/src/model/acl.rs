@@ -64,7 +64,7 @@ pub enum Grantee {
 }
 
 /// What a grant allows (S3's ACL permissions).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Permission {
     /// Read the object, or list the bucket.

@@ -26,7 +26,7 @@ impl Gateway {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutObject, &Target::key(&info, key))?;
-        params.acl = self.resolve_acl(std::mem::take(&mut params.acl)).await?;
+        let acl = self.resolve_acl(std::mem::take(&mut params.acl)).await?;
         if params
             .content_length
             .is_some_and(|l| l > self.opts.max_put_size)
@@ -59,7 +59,7 @@ impl Gateway {
             etag: w.md5,
             mtime: now_secs(),
             owner: writer(rq, &info).to_string(),
-            acl: params.acl.clone(),
+            acl,
             headers: params.headers.clone(),
             user_meta: params.user_meta.clone(),
             tags: params.tags.clone(),

@@ -148,7 +148,7 @@ fn is_expiry(value: &[u8]) -> bool {
 }
 
 /// `%XX` decoding of a query value (`+` stays: S3 signs it as sent).
-fn percent_decode(s: &str) -> Vec<u8> {
+pub(crate) fn percent_decode(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

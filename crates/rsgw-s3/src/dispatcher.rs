@@ -9,7 +9,8 @@
 //!    answered from the bucket's rules (`crate::cors`);
 //! 3. [`Dispatcher::refused`]: what s3s must not be given: a SigV2 date
 //!    out of the window or a SigV4 date of the wrong shape
-//!    (`crate::dates`), a header section over `max_header_size`;
+//!    (`crate::dates`), a signature S3 would not read (`crate::signature`),
+//!    a header section over `max_header_size`;
 //! 4. [`fast_get::serve`]: an anonymous GET or HEAD of an object the
 //!    object cache holds, answered without s3s ([`cached`]);
 //! 5. [`Dispatcher::s3s`]: everything else goes to s3s, which checks the
@@ -47,7 +48,7 @@ use crate::host::DnsNames;
 use crate::noted::{Named, OpSlot};
 use crate::operation::S3Op;
 use crate::website::Website;
-use crate::{dates, fast_get, metrics, ratelimit};
+use crate::{dates, fast_get, metrics, ratelimit, signature, xml_text};
 
 /// What a header line adds to its name and value: `: ` and CRLF.
 const HEADER_LINE_EXTRA: usize = 4;
@@ -199,18 +200,22 @@ fn unroutable(bucket_post: bool, id: &str) -> http::Response<Body> {
     }
 }
 
-/// Adds `<RequestId>` to a buffered XML error body that has none.
-fn with_request_id(body: &Bytes, id: &str) -> Option<Bytes> {
+/// Completes a buffered XML error body: its `<RequestId>` where it has
+/// none, and for `NoSuchBucket` the `<BucketName>` the request named, as
+/// AWS and radosgw name it. `None`: nothing to add.
+fn completed_error(body: &Bytes, id: &str, bucket: Option<&str>) -> Option<Bytes> {
     let text = std::str::from_utf8(body).ok()?;
-    if text.contains("<RequestId>") {
-        return None;
-    }
     let end = text.rfind("</Error>")?;
-    Some(Bytes::from(format!(
-        "{}<RequestId>{id}</RequestId>{}",
-        &text[..end],
-        &text[end..]
-    )))
+    let mut added = String::new();
+    if let Some(b) = bucket
+        .filter(|_| text.contains("<Code>NoSuchBucket</Code>") && !text.contains("<BucketName>"))
+    {
+        added = format!("<BucketName>{}</BucketName>", xml_text::escape(b));
+    }
+    if !text.contains("<RequestId>") {
+        added.push_str(&format!("<RequestId>{id}</RequestId>"));
+    }
+    (!added.is_empty()).then(|| Bytes::from(format!("{}{added}{}", &text[..end], &text[end..])))
 }
 
 /// Whether a response is an XML document.
@@ -284,12 +289,13 @@ fn escape_xml_controls(resp: &mut http::Response<Body>, routed: Option<S3Op>) {
     }
 }
 
-/// Puts the request id into an error body that lacks it, and into the
+/// Puts the request id into an error body that lacks it (and the bucket
+/// into a `NoSuchBucket`'s, [`completed_error`]), and into the
 /// `x-amz-request-id` header.
-fn add_request_id(resp: &mut http::Response<Body>, id: &str) {
+fn add_request_id(resp: &mut http::Response<Body>, id: &str, bucket: Option<&str>) {
     if resp.status().as_u16() >= 400
         && let Some(b) = resp.body().bytes()
-        && let Some(patched) = with_request_id(&b, id)
+        && let Some(patched) = completed_error(&b, id, bucket)
     {
         set_body(resp, patched);
     }
@@ -393,7 +399,11 @@ impl Dispatcher {
         if is_unroutable(&resp, routed) {
             resp = unroutable(seen.bucket_post, &id);
         }
-        add_request_id(&mut resp, &id);
+        add_request_id(
+            &mut resp,
+            &id,
+            slot.named().and_then(|n| n.bucket.as_deref()),
+        );
         if let Some(asked) = &seen.cors {
             self.cors.decorate(asked, &mut resp).await;
         }
@@ -443,11 +453,16 @@ impl Dispatcher {
     }
 
     /// Stage 3: the refusal of a request s3s must not be given, if it is
-    /// one: its dates, then the size of its header section.
+    /// one: its dates, its signature's shape, then the size of its header
+    /// section.
     fn refused(&self, req: &http::Request<Body>, id: &str) -> Option<http::Response<Body>> {
         let dates = dates::check_sigv2(req.headers(), std::time::SystemTime::now())
             .and_then(|()| dates::check_sigv4_shape(req.headers(), req.uri().query()));
         if let Err(e) = dates {
+            let (status, code, message) = e.s3();
+            return Some(error_response(status, code, message, id));
+        }
+        if let Err(e) = signature::check(req.headers(), req.uri().query()) {
             let (status, code, message) = e.s3();
             return Some(error_response(status, code, message, id));
         }
@@ -545,12 +560,12 @@ mod tests {
     #[test]
     fn request_id_is_added_once() {
         let body = Bytes::from_static(b"<Error><Code>NoSuchKey</Code></Error>");
-        let patched = with_request_id(&body, "tx1").expect("patched");
+        let patched = completed_error(&body, "tx1", None).expect("patched");
         assert_eq!(
             &patched[..],
             b"<Error><Code>NoSuchKey</Code><RequestId>tx1</RequestId></Error>"
         );
-        assert!(with_request_id(&patched, "tx2").is_none());
+        assert!(completed_error(&patched, "tx2", None).is_none());
     }
 
     #[test]
@@ -578,9 +593,26 @@ mod tests {
             ("not UTF-8", b"<Error>\xff</Error>", None),
         ];
         for (why, body, want) in table {
-            let got = with_request_id(&Bytes::copy_from_slice(body), "tx9");
+            let got = completed_error(&Bytes::copy_from_slice(body), "tx9", None);
             assert_eq!(got.as_deref(), want.map(str::as_bytes), "{why}");
         }
+    }
+
+    #[test]
+    fn no_such_bucket_names_the_bucket() {
+        let body =
+            Bytes::from_static(b"<Error><Code>NoSuchBucket</Code><Message>m</Message></Error>");
+        let got = completed_error(&body, "tx1", Some("a&b")).expect("patched");
+        assert_eq!(
+            &got[..],
+            &b"<Error><Code>NoSuchBucket</Code><Message>m</Message><BucketName>a&amp;b</BucketName>\
+               <RequestId>tx1</RequestId></Error>"[..]
+        );
+        // once, and only for NoSuchBucket
+        assert!(completed_error(&got, "tx1", Some("a&b")).is_none());
+        let other =
+            Bytes::from_static(b"<Error><Code>NoSuchKey</Code><RequestId>tx1</RequestId></Error>");
+        assert!(completed_error(&other, "tx1", Some("b")).is_none());
     }
 
     #[test]

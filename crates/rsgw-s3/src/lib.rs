@@ -35,6 +35,7 @@ mod ops;
 mod probes;
 mod ratelimit;
 mod requester;
+mod signature;
 mod unhonoured;
 mod uri;
 mod website;

@@ -42,8 +42,9 @@ pub use model::limits::{
 pub use model::object::{ObjectMeta, Tail};
 pub use model::options::GatewayOptions;
 pub use model::params::{
-    BodyCheck, BodyStream, CompleteChecks, CopyMetadata, GetParams, GetResult, ListEntry,
-    ListParams, ListResult, ObjectAcl, PutParams, PutResult, RangeSpec, UploadList,
+    BodyCheck, BodyStream, BucketHead, BucketsListed, BucketsPage, CompleteChecks, CopyMetadata,
+    GetParams, GetResult, ListEntry, ListParams, ListResult, ObjectAcl, PutParams, PutResult,
+    RangeSpec, UploadList,
 };
 pub use model::policy::BucketPolicy;
 pub use model::policy::action::Action;

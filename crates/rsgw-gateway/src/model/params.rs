@@ -138,6 +138,40 @@ pub struct CompleteChecks {
     pub object_size: Option<u64>,
 }
 
+/// Which of a user's buckets ListBuckets lists.
+#[derive(Debug, Clone, Default)]
+pub struct BucketsPage {
+    /// Only names starting with this.
+    pub prefix: String,
+    /// Only names after this one (the continuation token's).
+    pub after: String,
+    /// At most this many; none: every one.
+    pub max: Option<usize>,
+}
+
+/// One page of a user's buckets.
+#[derive(Debug, Clone, Default)]
+pub struct BucketsListed {
+    /// The buckets, in name order.
+    pub buckets: Vec<crate::model::bucket::BucketInfo>,
+    /// Where a next page starts (its last name): `Some` when names were
+    /// left out.
+    pub next_after: Option<String>,
+}
+
+/// HeadBucket's answer.
+#[derive(Debug, Clone)]
+pub struct BucketHead {
+    /// The bucket.
+    pub info: crate::model::bucket::BucketInfo,
+    /// Its objects and their bytes (radosgw's `X-RGW-Object-Count`,
+    /// `X-RGW-Bytes-Used`).
+    pub usage: crate::model::index::Usage,
+    /// For its owner: the owner's quota over all their buckets and the
+    /// quota of each of their buckets (radosgw's `X-RGW-Quota-*`).
+    pub quotas: Option<(crate::model::quota::Quota, crate::model::quota::Quota)>,
+}
+
 /// What to list.
 #[derive(Debug, Clone, Default)]
 pub struct ListParams {

@@ -14,6 +14,7 @@ use crate::model::ids::{now_secs, unique_id};
 use crate::model::index::Counters;
 use crate::model::layout;
 use crate::model::limits::{POOL_LIST_PAGE, SHARD_CONCURRENCY};
+use crate::model::params::{BucketHead, BucketsListed, BucketsPage};
 use crate::model::quota::Quota;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
@@ -214,12 +215,25 @@ impl Gateway {
         }
     }
 
-    /// The buckets a user owns (ListBuckets).
-    pub async fn list_buckets(&self, uid: &str) -> GatewayResult<Vec<BucketInfo>> {
-        let mut out = Vec::new();
-        for name in self.user_buckets(uid).await? {
-            match self.bucket_info(&name).await {
-                Ok(info) if info.owner == uid => out.push(info),
+    /// The buckets a user owns (ListBuckets): those of `page`, in name
+    /// order.
+    pub async fn list_buckets(
+        &self,
+        uid: &str,
+        page: &BucketsPage,
+    ) -> GatewayResult<BucketsListed> {
+        let mut out = BucketsListed::default();
+        let names = self.user_buckets(uid).await?;
+        let names = names
+            .iter()
+            .filter(|n| n.starts_with(&page.prefix) && n.as_str() > page.after.as_str());
+        for name in names {
+            if page.max.is_some_and(|max| out.buckets.len() >= max) {
+                out.next_after = out.buckets.last().map(|b| b.name.clone());
+                break;
+            }
+            match self.bucket_info(name).await {
+                Ok(info) if info.owner == uid => out.buckets.push(info),
                 Ok(_) | Err(GatewayError::NoSuchBucket) => {}
                 Err(e) => return Err(e),
             }
@@ -227,11 +241,24 @@ impl Gateway {
         Ok(out)
     }
 
-    /// The bucket, if `rq` may list it (HeadBucket).
-    pub async fn head_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<BucketInfo> {
+    /// The bucket and what it holds, if `rq` may list it (HeadBucket);
+    /// its owner's quotas too when `rq` is the owner, as radosgw tells
+    /// them only to the owner.
+    pub async fn head_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<BucketHead> {
         let info = self.bucket_info(name).await?;
         authorize(rq, Access::ListBucket, &Target::bucket(&info))?;
-        Ok(info)
+        let usage = self.bucket_usage_of(&info).await?;
+        let quotas = if rq.is(&info.owner) {
+            let q = self.engine.owner_quotas(&info.owner).await?;
+            Some((q.user, q.bucket))
+        } else {
+            None
+        };
+        Ok(BucketHead {
+            info,
+            usage,
+            quotas,
+        })
     }
 
     /// The bucket, for GetBucketLocation.

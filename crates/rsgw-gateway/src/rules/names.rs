@@ -19,10 +19,18 @@ pub(crate) fn validate_key(key: &str) -> GatewayResult<()> {
     Ok(())
 }
 
-/// S3's bucket naming rules: 3-63 characters of lowercase letters, digits,
-/// '.' and '-', starting and ending with a letter or digit, no "..", ".-"
-/// or "-." (a label may not begin or end with a dash), and not shaped like an
-/// IPv4 address.
+/// Name prefixes AWS reserves for its own buckets.
+const RESERVED_PREFIXES: [&str; 3] = ["xn--", "sthree-", "amzn-s3-demo-"];
+
+/// Name suffixes AWS reserves (access point aliases, multi-region access
+/// points, directory and table buckets).
+const RESERVED_SUFFIXES: [&str; 5] = ["-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"];
+
+/// S3's bucket naming rules, checked when a bucket is made: 3-63 characters
+/// of lowercase letters, digits, '.' and '-', starting and ending with a
+/// letter or digit, no "..", ".-" or "-." (a label may not begin or end
+/// with a dash), not shaped like an IPv4 address, and none of the prefixes
+/// and suffixes AWS reserves.
 pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
     let bad = |why: &str| Err(GatewayError::InvalidBucketName(format!("'{name}': {why}")));
     if !(3..=63).contains(&name.len()) {
@@ -46,6 +54,12 @@ pub(crate) fn validate_bucket_name(name: &str) -> GatewayResult<()> {
     }
     if name.parse::<std::net::Ipv4Addr>().is_ok() {
         return bad("may not be formatted as an IP address");
+    }
+    if let Some(p) = RESERVED_PREFIXES.iter().find(|p| name.starts_with(*p)) {
+        return bad(&format!("the prefix '{p}' is reserved"));
+    }
+    if let Some(s) = RESERVED_SUFFIXES.iter().find(|s| name.ends_with(*s)) {
+        return bad(&format!("the suffix '{s}' is reserved"));
     }
     Ok(())
 }
@@ -150,6 +164,8 @@ mod tests {
             "a.b".into(),
             "a-b".into(),
             "a--b".into(),
+            "axn--b".into(),
+            "s3alias-b".into(),
             "0.0.0".into(),
             "1.2.3.4.5".into(),
             "192.168.1.1a".into(),
@@ -187,6 +203,15 @@ mod tests {
             "192.168.1.1".into(),
             "1.2.3.4".into(),
             "255.255.255.255".into(),
+            // what AWS reserves
+            "xn--abc".into(),
+            "sthree-abc".into(),
+            "amzn-s3-demo-abc".into(),
+            "abc-s3alias".into(),
+            "abc--ol-s3".into(),
+            "abc.mrap".into(),
+            "abc--x-s3".into(),
+            "abc--table-s3".into(),
         ];
         for name in &bad {
             assert!(

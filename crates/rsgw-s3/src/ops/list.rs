@@ -52,6 +52,27 @@ pub(super) async fn list_objects(
     }))
 }
 
+/// A continuation token for a listing that goes on after `marker`:
+/// opaque to clients, as S3's are (ListObjectsV2, ListBuckets).
+pub(super) fn marker_token(marker: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(marker)
+}
+
+/// The marker a continuation token of [`marker_token`] stands for; one
+/// rsgw did not give out is `400 InvalidArgument`.
+pub(super) fn token_marker(token: &str) -> S3Result<String> {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(|| {
+            s3_error!(
+                InvalidArgument,
+                "The continuation token provided is incorrect"
+            )
+        })
+}
+
 pub(super) async fn list_objects_v2(
     s3: &RsgwS3,
     req: S3Request<ListObjectsV2Input>,
@@ -59,22 +80,7 @@ pub(super) async fn list_objects_v2(
     let rq = s3.requester(&req).await?;
     let i = req.input;
     let after = match &i.continuation_token {
-        Some(t) => String::from_utf8(
-            base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .decode(t)
-                .map_err(|_| {
-                    s3_error!(
-                        InvalidArgument,
-                        "The continuation token provided is incorrect"
-                    )
-                })?,
-        )
-        .map_err(|_| {
-            s3_error!(
-                InvalidArgument,
-                "The continuation token provided is incorrect"
-            )
-        })?,
+        Some(t) => token_marker(t)?,
         None => i.start_after.clone().unwrap_or_default(),
     };
     let max = page_size(i.max_keys);
@@ -96,10 +102,7 @@ pub(super) async fn list_objects_v2(
         max_keys: Some(max),
         key_count: Some(count),
         continuation_token: i.continuation_token,
-        next_continuation_token: res
-            .next_marker
-            .as_ref()
-            .map(|m| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(m)),
+        next_continuation_token: res.next_marker.as_deref().map(marker_token),
         is_truncated: Some(res.is_truncated),
         contents: Some(contents),
         common_prefixes: Some(prefixes),
@@ -147,6 +150,8 @@ pub(super) async fn list_object_versions(
         name: Some(i.bucket),
         prefix: Some(enc.s(i.prefix.unwrap_or_default())),
         key_marker: Some(enc.s(i.key_marker.unwrap_or_default())),
+        // echoed as asked, as AWS and radosgw do
+        version_id_marker: Some(i.version_id_marker.unwrap_or_default()),
         max_keys: Some(max),
         is_truncated: Some(res.is_truncated),
         next_key_marker: enc.opt(res.next_marker.clone()),

@@ -149,6 +149,77 @@ impl Checker {
     }
 }
 
+/// Why a buffered body fails the digests its request names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DigestError {
+    /// A `Content-MD5` that is not base64 of 16 bytes.
+    InvalidMd5,
+    /// A digest that is not the body's: the header named.
+    Mismatch(&'static str),
+}
+
+impl DigestError {
+    /// The S3 error: status, code and message.
+    pub(crate) fn s3(&self) -> (http::StatusCode, &'static str, String) {
+        match self {
+            DigestError::InvalidMd5 => (
+                http::StatusCode::BAD_REQUEST,
+                "InvalidDigest",
+                "The Content-MD5 you specified is not valid.".into(),
+            ),
+            DigestError::Mismatch(header) => (
+                http::StatusCode::BAD_REQUEST,
+                "BadDigest",
+                format!("The {header} you specified did not match what we received."),
+            ),
+        }
+    }
+}
+
+/// Checks a whole, buffered body (an XML document) against the
+/// `Content-MD5` and `x-amz-checksum-*` headers of its request, those it
+/// has: S3 refuses a document whose digest is not its own before acting
+/// on any of it.
+pub(crate) fn check_buffered(headers: &http::HeaderMap, body: &[u8]) -> Result<(), DigestError> {
+    use base64::Engine;
+    use md5::Digest;
+    if let Some(v) = headers.get("content-md5") {
+        let sent = base64::engine::general_purpose::STANDARD
+            .decode(v.as_bytes())
+            .ok()
+            .filter(|d| d.len() == 16)
+            .ok_or(DigestError::InvalidMd5)?;
+        if sent.as_slice() != md5::Md5::digest(body).as_slice() {
+            return Err(DigestError::Mismatch("Content-MD5"));
+        }
+    }
+    let mut hasher = ChecksumHasher::default();
+    let mut expected = Checksum::default();
+    for (alg, header) in ALGORITHMS {
+        let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) else {
+            continue;
+        };
+        let v = Some(v.to_string());
+        match alg {
+            "crc32" => (hasher.crc32, expected.checksum_crc32) = (Some(Default::default()), v),
+            "crc32c" => (hasher.crc32c, expected.checksum_crc32c) = (Some(Default::default()), v),
+            "sha1" => (hasher.sha1, expected.checksum_sha1) = (Some(Default::default()), v),
+            "sha256" => (hasher.sha256, expected.checksum_sha256) = (Some(Default::default()), v),
+            _ => (hasher.crc64nvme, expected.checksum_crc64nvme) = (Some(Default::default()), v),
+        }
+    }
+    hasher.update(body);
+    let computed = hasher.finalize();
+    for (alg, header) in ALGORITHMS {
+        if let Some(sent) = get(&expected, alg)
+            && get(&computed, alg).as_deref() != Some(sent.as_str())
+        {
+            return Err(DigestError::Mismatch(header));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use bytes::Bytes;
@@ -187,6 +258,51 @@ mod tests {
         let read: Vec<_> = futures::executor::block_on(body.collect::<Vec<_>>());
         assert_eq!(read.len(), chunks.len(), "the body passes through whole");
         check()
+    }
+
+    #[test]
+    fn buffered_bodies_are_checked_against_every_digest_sent() {
+        let headers = |pairs: &[(&'static str, &str)]| {
+            let mut h = http::HeaderMap::new();
+            for (k, v) in pairs {
+                h.insert(*k, http::HeaderValue::from_str(v).expect("value"));
+            }
+            h
+        };
+        let body = b"hello world";
+        // MD5 of "hello world"
+        let md5 = "XrY7u+Ae7tCTyyK7j1rNww==";
+        assert_eq!(check_buffered(&headers(&[]), body), Ok(()));
+        assert_eq!(
+            check_buffered(&headers(&[("content-md5", md5)]), body),
+            Ok(())
+        );
+        for (alg, value) in HELLO {
+            let header = ALGORITHMS.iter().find(|(a, _)| *a == alg).expect("alg").1;
+            let h = headers(&[(header, value), ("content-md5", md5)]);
+            assert_eq!(check_buffered(&h, body), Ok(()), "{alg}");
+            assert_eq!(
+                check_buffered(&h, b"hello world!"),
+                Err(DigestError::Mismatch("Content-MD5")),
+                "{alg}"
+            );
+            let h = headers(&[(header, value)]);
+            assert_eq!(
+                check_buffered(&h, b"hello world!"),
+                Err(DigestError::Mismatch(header)),
+                "{alg}"
+            );
+        }
+        for bad in ["", "abc", "AAAA"] {
+            assert_eq!(
+                check_buffered(&headers(&[("content-md5", bad)]), body),
+                Err(DigestError::InvalidMd5),
+                "{bad:?}"
+            );
+        }
+        let (status, code, _) = DigestError::Mismatch("Content-MD5").s3();
+        assert_eq!((status.as_u16(), code), (400, "BadDigest"));
+        assert_eq!(DigestError::InvalidMd5.s3().1, "InvalidDigest");
     }
 
     #[test]

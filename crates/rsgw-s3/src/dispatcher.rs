@@ -13,8 +13,9 @@
 //!    a header section over `max_header_size`;
 //! 4. [`fast_get::serve`]: an anonymous GET or HEAD of an object the
 //!    object cache holds, answered without s3s ([`cached`]);
-//! 5. [`Dispatcher::s3s`]: everything else goes to s3s, which checks the
-//!    signature, routes, asks the access check (`crate::access`), parses
+//! 5. [`Dispatcher::s3s`]: everything else goes to s3s, a document sent
+//!    with a digest first read and checked (`crate::documents`); s3s checks
+//!    the signature, routes, asks the access check (`crate::access`), parses
 //!    and calls the operation (`crate::ops`); a POST form's body is tapped
 //!    on its way in, and what s3s answers a form replaced by S3's answer
 //!    (`crate::form`).
@@ -48,7 +49,7 @@ use crate::host::DnsNames;
 use crate::noted::{Named, OpSlot};
 use crate::operation::S3Op;
 use crate::website::Website;
-use crate::{dates, fast_get, metrics, ratelimit, signature, xml_text};
+use crate::{dates, documents, fast_get, metrics, ratelimit, signature, xml_text};
 
 /// What a header line adds to its name and value: `: ` and CRLF.
 const HEADER_LINE_EXTRA: usize = 4;
@@ -486,7 +487,10 @@ impl Dispatcher {
 
     /// Stage 5: s3s, with a POST form tapped on its way in and S3's answers
     /// to forms in place of s3s's.
-    async fn s3s(&self, req: http::Request<Body>, id: &str) -> http::Response<Body> {
+    async fn s3s(&self, mut req: http::Request<Body>, id: &str) -> http::Response<Body> {
+        if let Err((status, code, message)) = documents::check_document_digests(&mut req).await {
+            return error_response(status, code, &message, id);
+        }
         let req = FormTap::wrap(req, self.post_form_fields_max);
         let tap = req.extensions().get::<FormTap>().cloned();
         match self.inner.call(req).await {

@@ -20,6 +20,7 @@ mod checksums;
 mod cors;
 mod dates;
 mod dispatcher;
+mod documents;
 mod dto;
 mod error;
 mod fast_get;

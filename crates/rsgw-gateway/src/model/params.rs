@@ -218,6 +218,12 @@ pub struct ListResult {
 pub struct UploadList {
     /// Uploads in (key, upload id) order.
     pub uploads: Vec<UploadInfo>,
+    /// The common prefixes their keys were rolled up into (with a
+    /// delimiter), in order.
+    pub common_prefixes: Vec<String>,
+    /// The key and upload id markers of the page's last entry (a common
+    /// prefix's has no upload id).
+    pub next_marker: Option<(String, String)>,
     /// Whether more follow.
     pub is_truncated: bool,
 }

@@ -368,7 +368,7 @@ impl Gateway {
         let (mut key, mut upload) = (String::new(), String::new());
         loop {
             let list = self
-                .list_multipart_uploads(rq, bucket, "", (&key, &upload), MAX_KEYS)
+                .list_multipart_uploads(rq, bucket, ("", ""), (&key, &upload), MAX_KEYS)
                 .await?;
             let now = now_secs();
             for up in &list.uploads {

@@ -213,17 +213,19 @@ async fn page(
 
 /// The delimiter a listing echoes: an empty one delimits nothing and is
 /// not echoed (radosgw leaves it out too).
-fn echoed(delimiter: Option<String>) -> Option<String> {
+pub(super) fn echoed(delimiter: Option<String>) -> Option<String> {
     delimiter.filter(|d| !d.is_empty())
 }
 
 /// Applies `encoding-type=url` to the strings of a listing: percent-encodes
 /// everything but unreserved characters and '/', as S3 does for keys and
 /// prefixes in listings.
-struct Encoder(bool);
+pub(super) struct Encoder(bool);
 
 impl Encoder {
-    fn new(encoding_type: &Option<EncodingType>) -> S3Result<Self> {
+    /// The encoder `encoding-type` asks for: `url`, or none; any other is
+    /// `400 InvalidArgument`.
+    pub(super) fn new(encoding_type: &Option<EncodingType>) -> S3Result<Self> {
         match encoding_type.as_ref().map(EncodingType::as_str) {
             None => Ok(Encoder(false)),
             Some("url") => Ok(Encoder(true)),
@@ -234,11 +236,13 @@ impl Encoder {
         }
     }
 
-    fn s(&self, s: String) -> String {
+    /// `s`, encoded if asked.
+    pub(super) fn s(&self, s: String) -> String {
         if self.0 { encode(&s, true) } else { s }
     }
 
-    fn opt(&self, s: Option<String>) -> Option<String> {
+    /// `s`, encoded if asked.
+    pub(super) fn opt(&self, s: Option<String>) -> Option<String> {
         s.map(|s| self.s(s))
     }
 

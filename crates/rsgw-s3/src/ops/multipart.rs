@@ -8,6 +8,7 @@ use s3s::{S3Request, S3Response, S3Result, s3_error};
 
 use super::RsgwS3;
 use super::copy::{copy_source, copy_source_range, source_conditions};
+use super::list::{Encoder, echoed};
 use super::put::{
     checked_body, checker, content_md5, object_params, with_checksums, write_if_match,
     write_if_none_match_any,
@@ -108,11 +109,27 @@ pub(super) async fn upload_part_copy(
     }))
 }
 
+/// The URL of the object a request names, as AWS gives it in
+/// CompleteMultipartUpload's Location: the request's own scheme, host and
+/// (encoded) path, which names the object path-style and virtual-hosted
+/// alike; the path alone when the request names no host.
+fn object_url(uri: &http::Uri, headers: &http::HeaderMap, secure: bool) -> String {
+    let scheme = if secure { "https" } else { "http" };
+    match headers
+        .get(http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+    {
+        Some(host) => format!("{scheme}://{host}{}", uri.path()),
+        None => uri.path().to_string(),
+    }
+}
+
 pub(super) async fn complete_multipart_upload(
     s3: &RsgwS3,
     req: S3Request<CompleteMultipartUploadInput>,
 ) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
     let rq = s3.requester(&req).await?;
+    let location = object_url(&req.uri, &req.headers, rq.secure);
     let i = req.input;
     let parts = i
         .multipart_upload
@@ -139,7 +156,7 @@ pub(super) async fn complete_multipart_upload(
         .await
         .map_err(to_s3)?;
     Ok(S3Response::new(CompleteMultipartUploadOutput {
-        location: Some(format!("/{}/{}", i.bucket, i.key)),
+        location: Some(location),
         bucket: Some(i.bucket),
         key: Some(i.key),
         e_tag: Some(etag(&res.meta.etag)),
@@ -211,12 +228,17 @@ pub(super) async fn list_multipart_uploads(
     let rq = s3.requester(&req).await?;
     let i = req.input;
     let max = page_size(i.max_uploads);
+    let enc = Encoder::new(&i.encoding_type)?;
+    let delimiter = echoed(i.delimiter);
     let list = s3
         .gw
         .list_multipart_uploads(
             &rq,
             &i.bucket,
-            i.prefix.as_deref().unwrap_or(""),
+            (
+                i.prefix.as_deref().unwrap_or(""),
+                delimiter.as_deref().unwrap_or(""),
+            ),
             (
                 i.key_marker.as_deref().unwrap_or(""),
                 i.upload_id_marker.as_deref().unwrap_or(""),
@@ -229,7 +251,7 @@ pub(super) async fn list_multipart_uploads(
     for u in &list.uploads {
         let owner = s3.owner(&u.owner).await;
         uploads.push(MultipartUpload {
-            key: Some(u.key.clone()),
+            key: Some(enc.s(u.key.clone())),
             upload_id: Some(u.upload_id.clone()),
             initiated: Some(ts(u.initiated)),
             initiator: Some(Initiator {
@@ -241,16 +263,27 @@ pub(super) async fn list_multipart_uploads(
             ..Default::default()
         });
     }
+    let (next_key, next_upload) = list.next_marker.unzip();
     Ok(S3Response::new(ListMultipartUploadsOutput {
         bucket: Some(i.bucket),
-        prefix: i.prefix,
-        key_marker: i.key_marker,
+        prefix: enc.opt(i.prefix),
+        delimiter: enc.opt(delimiter),
+        key_marker: enc.opt(i.key_marker),
         upload_id_marker: i.upload_id_marker,
         max_uploads: Some(max),
         is_truncated: Some(list.is_truncated),
-        next_key_marker: list.uploads.last().map(|u| u.key.clone()),
-        next_upload_id_marker: list.uploads.last().map(|u| u.upload_id.clone()),
+        next_key_marker: enc.opt(next_key),
+        next_upload_id_marker: next_upload.filter(|u| !u.is_empty()),
         uploads: Some(uploads),
+        common_prefixes: Some(
+            list.common_prefixes
+                .into_iter()
+                .map(|p| CommonPrefix {
+                    prefix: Some(enc.s(p)),
+                })
+                .collect(),
+        ),
+        encoding_type: i.encoding_type,
         ..Default::default()
     }))
 }
@@ -264,4 +297,30 @@ fn part_number(n: i32) -> S3Result<u32> {
             "Part number must be an integer between 1 and {MAX_PART_NUMBER}"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_is_the_objects_url() {
+        let uri: http::Uri = "/b/a%20key?uploadId=u".parse().expect("uri");
+        let mut h = http::HeaderMap::new();
+        assert_eq!(object_url(&uri, &h, false), "/b/a%20key");
+        h.insert(
+            http::header::HOST,
+            http::HeaderValue::from_static("127.0.0.1:7480"),
+        );
+        assert_eq!(
+            object_url(&uri, &h, false),
+            "http://127.0.0.1:7480/b/a%20key"
+        );
+        let vhost: http::Uri = "/a%20key?uploadId=u".parse().expect("uri");
+        h.insert(
+            http::header::HOST,
+            http::HeaderValue::from_static("b.s3.test"),
+        );
+        assert_eq!(object_url(&vhost, &h, true), "https://b.s3.test/a%20key");
+    }
 }

@@ -461,12 +461,17 @@ impl Gateway {
         self.retire(&info.id, key, &tails).await
     }
 
-    /// Uploads in progress in a bucket, in (key, upload id) order.
+    /// Uploads in progress in a bucket, in (key, upload id) order, at most
+    /// `max` uploads and common prefixes: those of keys under `prefix`,
+    /// after the markers. With a `delimiter` (non-empty), keys holding it
+    /// after the prefix are rolled up into common prefixes, as listings
+    /// roll them up (a key marker that is such a prefix resumes after all
+    /// of it).
     pub async fn list_multipart_uploads(
         &self,
         rq: &Requester,
         bucket: &str,
-        prefix: &str,
+        (prefix, delimiter): (&str, &str),
         (key_marker, upload_id_marker): (&str, &str),
         max: usize,
     ) -> GatewayResult<UploadList> {
@@ -480,6 +485,12 @@ impl Gateway {
             (k, "") => format!("{k}{SEP}\u{10FFFF}"),
             (k, u) => format!("{k}{SEP}{u}"),
         };
+        // the common prefix being skipped: the key marker's, if it is one
+        let mut rolled = (!delimiter.is_empty()
+            && key_marker.starts_with(prefix)
+            && key_marker.len() > prefix.len()
+            && key_marker.ends_with(delimiter))
+        .then(|| key_marker.to_string());
         let index = layout::upload_index(&info.id);
         let mut entries = OmapWalk::new(&*self.store, &index, after, prefix);
         loop {
@@ -489,12 +500,25 @@ impl Gateway {
                 Err(e) => return Err(e.into()),
             };
             // the last separator: a key may hold U+0001, an upload id not
-            let Some((_, upload_id)) = k.rsplit_once(SEP) else {
+            let Some((key, upload_id)) = k.rsplit_once(SEP) else {
                 continue;
             };
-            if out.uploads.len() == max {
+            if rolled.as_deref().is_some_and(|r| key.starts_with(r)) {
+                continue;
+            }
+            if out.uploads.len() + out.common_prefixes.len() == max {
                 out.is_truncated = true;
                 return Ok(out);
+            }
+            let common = (!delimiter.is_empty())
+                .then(|| key[prefix.len()..].find(delimiter))
+                .flatten()
+                .map(|at| key[..prefix.len() + at + delimiter.len()].to_string());
+            if let Some(common) = common {
+                out.next_marker = Some((common.clone(), String::new()));
+                out.common_prefixes.push(common.clone());
+                rolled = Some(common);
+                continue;
             }
             if let Ok(r) = self
                 .read_whole(&layout::upload(upload_id), ReadOp::new())
@@ -502,6 +526,7 @@ impl Gateway {
             {
                 out.uploads
                     .push(serde_json::from_slice(&r.data.unwrap_or_default())?);
+                out.next_marker = Some((key.to_string(), upload_id.to_string()));
             }
         }
     }

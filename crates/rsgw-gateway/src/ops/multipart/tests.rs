@@ -340,7 +340,7 @@ async fn completed_objects() {
         ));
     }
     assert!(
-        f.gw.list_multipart_uploads(&owner(), "mpu", "", ("", ""), 1000)
+        f.gw.list_multipart_uploads(&owner(), "mpu", ("", ""), ("", ""), 1000)
             .await
             .expect("uploads")
             .uploads
@@ -616,7 +616,7 @@ async fn list_uploads_pages() {
     ];
     for &(prefix, marker, max, keys, truncated) in cases {
         let got =
-            f.gw.list_multipart_uploads(&owner(), "mpu", prefix, (marker, ""), max)
+            f.gw.list_multipart_uploads(&owner(), "mpu", (prefix, ""), (marker, ""), max)
                 .await
                 .expect("uploads");
         let got_keys: Vec<&str> = got.uploads.iter().map(|u| u.key.as_str()).collect();
@@ -635,7 +635,7 @@ async fn list_uploads_pages() {
     }
     // a key's uploads come in upload id order
     let all =
-        f.gw.list_multipart_uploads(&owner(), "mpu", "a", ("", ""), 2)
+        f.gw.list_multipart_uploads(&owner(), "mpu", ("a", ""), ("", ""), 2)
             .await
             .expect("uploads");
     let got: Vec<&String> = all.uploads.iter().map(|u| &u.upload_id).collect();
@@ -643,7 +643,7 @@ async fn list_uploads_pages() {
     assert_eq!(got, want);
     // resuming after a's first upload: its second, then the next keys
     let rest =
-        f.gw.list_multipart_uploads(&owner(), "mpu", "", ("a", &ids["a"][0]), 2)
+        f.gw.list_multipart_uploads(&owner(), "mpu", ("", ""), ("a", &ids["a"][0]), 2)
             .await
             .expect("uploads");
     let got: Vec<(&str, &str)> = rest
@@ -658,6 +658,49 @@ async fn list_uploads_pages() {
     assert!(rest.is_truncated);
 }
 
+/// ListMultipartUploads with a delimiter: keys holding it after the
+/// prefix roll up into common prefixes, which count towards max and page
+/// as keys do (a prefix as key marker resumes after all of it).
+#[tokio::test]
+async fn list_uploads_roll_up_at_the_delimiter() {
+    let (f, _) = Fixture::with_bucket(small_opts(), "mpu").await;
+    for key in ["a/1", "a/2", "a/b/3", "b", "c/1", "d"] {
+        start(&f, key).await;
+    }
+    // (prefix, key marker, max, keys, prefixes, truncated, next key marker)
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        usize,
+        &'a [&'a str],
+        &'a [&'a str],
+        bool,
+        &'a str,
+    );
+    let cases: &[Case] = &[
+        ("", "", 1000, &["b", "d"], &["a/", "c/"], false, "d"),
+        ("", "", 1, &[], &["a/"], true, "a/"),
+        ("", "a/", 2, &["b"], &["c/"], true, "c/"),
+        ("", "c/", 5, &["d"], &[], false, "d"),
+        ("a/", "", 1000, &["a/1", "a/2"], &["a/b/"], false, "a/b/"),
+        ("a/", "a/1", 1, &["a/2"], &[], true, "a/2"),
+        ("z", "", 1000, &[], &[], false, ""),
+    ];
+    for &(prefix, marker, max, keys, prefixes, truncated, next) in cases {
+        let got =
+            f.gw.list_multipart_uploads(&owner(), "mpu", (prefix, "/"), (marker, ""), max)
+                .await
+                .expect("uploads");
+        let why = format!("prefix {prefix:?}, marker {marker:?}, max {max}");
+        let got_keys: Vec<&str> = got.uploads.iter().map(|u| u.key.as_str()).collect();
+        assert_eq!(got_keys, keys, "{why}");
+        assert_eq!(got.common_prefixes, prefixes, "{why}");
+        assert_eq!(got.is_truncated, truncated, "{why}");
+        let next_key = got.next_marker.as_ref().map(|(k, _)| k.as_str());
+        assert_eq!(next_key.unwrap_or(""), next, "{why}");
+    }
+}
+
 /// A key may hold the upload index's separator (U+0001): its uploads
 /// are listed as any other's.
 #[tokio::test]
@@ -669,7 +712,7 @@ async fn uploads_of_keys_holding_the_separator() {
     }
     want.sort();
     let got =
-        f.gw.list_multipart_uploads(&owner(), "mpu", "", ("", ""), 1000)
+        f.gw.list_multipart_uploads(&owner(), "mpu", ("", ""), ("", ""), 1000)
             .await
             .expect("uploads");
     let mut got: Vec<(String, String)> = got
@@ -693,7 +736,7 @@ async fn abort_removes_everything() {
     assert_eq!(f.data_objects().await, Vec::<String>::new());
     assert!(f.gc_tags().await.is_empty());
     assert!(
-        f.gw.list_multipart_uploads(&owner(), "mpu", "", ("", ""), 1000)
+        f.gw.list_multipart_uploads(&owner(), "mpu", ("", ""), ("", ""), 1000)
             .await
             .expect("uploads")
             .uploads

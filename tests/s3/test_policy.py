@@ -1,7 +1,8 @@
 """Bucket policies: Put/Get/DeleteBucketPolicy and GetBucketPolicyStatus,
 a whole bucket made public without per-object ACLs, explicit Deny over
 Allow and over ACLs, grants to another user, conditions on the request
-(source address, Referer, User-Agent, transport, listing prefix), and
+(source address, Referer, User-Agent, transport, listing prefix, the
+object's and the request's tags), and
 malformed documents. radosgw on the same cluster is the reference: every
 test runs against it too, and where it answers differently from AWS the
 test says which (docs/s3.md)."""
@@ -151,6 +152,35 @@ def test_conditions(t, bucket):
     # out, so a condition on false never holds there (docs/s3.md)
     with_condition({"Bool": {"aws:SecureTransport": "false"}})
     assert anon(url)[0] == (403 if t.is_radosgw else 200)
+
+
+def test_object_tag_conditions(t, bucket):
+    # s3:ExistingObjectTag/<key>: the stored object's tags decide a read
+    # (anonymous, and through the object cache once it holds the object)
+    t.alice.put_object(Bucket=bucket, Key="open", Body=b"o", Tagging="Class=public")
+    t.alice.put_object(Bucket=bucket, Key="shut", Body=b"s", Tagging="Class=secret")
+    t.alice.put_object(Bucket=bucket, Key="bare", Body=b"b")
+    t.alice.put_object(Bucket=bucket, Key="case", Body=b"c", Tagging="class=public")
+    t.alice.put_bucket_policy(Bucket=bucket, Policy=policy(bucket, allow_get(
+        bucket, Condition={"StringEquals": {"s3:ExistingObjectTag/Class": "public"}})))
+    for _ in range(3):
+        assert anon(f"{t.endpoint}/{bucket}/open") == (200, b"o")
+        # tag keys are case-sensitive
+        for key in ("shut", "bare", "case"):
+            assert anon(f"{t.endpoint}/{bucket}/{key}")[0] == 403, key
+    # retagging the object changes the answer at once
+    t.alice.put_object_tagging(Bucket=bucket, Key="open", Tagging={"TagSet": [{"Key": "Class", "Value": "x"}]})
+    assert anon(f"{t.endpoint}/{bucket}/open")[0] == 403
+    # s3:RequestObjectTag/<key>: the tags a write gives the object
+    grant = dict(Effect="Allow", Principal={"AWS": "arn:aws:iam:::user/bob"}, Action="s3:PutObject",
+                 Resource=f"arn:aws:s3:::{bucket}/*",
+                 Condition={"StringEquals": {"s3:RequestObjectTag/Team": "bob"}})
+    t.alice.put_bucket_policy(Bucket=bucket, Policy=policy(bucket, grant))
+    t.bob.put_object(Bucket=bucket, Key="by-bob", Body=b"x", Tagging="Team=bob")
+    for tagging in ("Team=eve", "Other=bob", None):
+        kw = {"Tagging": tagging} if tagging else {}
+        code, status, _ = error_of(t.bob.put_object, Bucket=bucket, Key="by-bob-2", Body=b"x", **kw)
+        assert (code, status) == ("AccessDenied", 403), tagging
 
 
 def test_listing_conditions(t, bucket):

@@ -34,10 +34,16 @@ impl Gateway {
         key: &str,
         tags: BTreeMap<String, String>,
     ) -> GatewayResult<()> {
-        self.update_meta(rq, Access::PutObjectTagging, bucket, key, |_, meta| {
-            meta.tags = tags.clone();
-            Ok(())
-        })
+        self.update_meta(
+            rq,
+            (Access::PutObjectTagging, Some(&tags)),
+            bucket,
+            key,
+            |_, meta| {
+                meta.tags = tags.clone();
+                Ok(())
+            },
+        )
         .await
     }
 
@@ -48,10 +54,16 @@ impl Gateway {
         bucket: &str,
         key: &str,
     ) -> GatewayResult<()> {
-        self.update_meta(rq, Access::DeleteObjectTagging, bucket, key, |_, meta| {
-            meta.tags.clear();
-            Ok(())
-        })
+        self.update_meta(
+            rq,
+            (Access::DeleteObjectTagging, None),
+            bucket,
+            key,
+            |_, meta| {
+                meta.tags.clear();
+                Ok(())
+            },
+        )
         .await
     }
 

@@ -8,12 +8,14 @@
 //! allows, and when it says nothing (or there is none) the owners and
 //! canned ACLs decide.
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::model::acl::{Acl, Permission};
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::object::ObjectMeta;
 use crate::model::params::ListParams;
 use crate::model::policy::Effect;
 use crate::model::policy::action::Action;
@@ -232,9 +234,16 @@ pub(crate) struct Target<'a> {
     key: Option<&'a str>,
     /// The object's (or upload's) owner and ACL, when it exists.
     object: Option<(&'a str, &'a Acl)>,
+    /// The existing object's tags (`s3:ExistingObjectTag/<key>`).
+    tags: Option<&'a Tags>,
+    /// The tags the request gives the object (`s3:RequestObjectTag/<key>`).
+    request_tags: Option<&'a Tags>,
     /// A listing's parameters (`s3:prefix`, `s3:delimiter`, `s3:max-keys`).
     listing: Option<&'a ListParams>,
 }
+
+/// An object's tags, by key.
+type Tags = BTreeMap<String, String>;
 
 impl<'a> Target<'a> {
     /// The bucket itself.
@@ -243,6 +252,8 @@ impl<'a> Target<'a> {
             bucket,
             key: None,
             object: None,
+            tags: None,
+            request_tags: None,
             listing: None,
         }
     }
@@ -275,15 +286,32 @@ impl<'a> Target<'a> {
             ..Target::key(bucket, key)
         }
     }
+
+    /// A stored object: its owner, ACL and tags.
+    pub(crate) fn stored(bucket: &'a BucketInfo, key: &'a str, meta: &'a ObjectMeta) -> Self {
+        Target {
+            tags: Some(&meta.tags),
+            ..Target::object(bucket, key, meta.owner_in(bucket), &meta.acl)
+        }
+    }
+
+    /// The access gives the object these tags (PutObject's, CopyObject's,
+    /// PutObjectTagging's).
+    pub(crate) fn requesting(self, tags: &'a Tags) -> Self {
+        Target {
+            request_tags: Some(tags),
+            ..self
+        }
+    }
 }
 
 /// The condition keys of one request.
-struct Context<'a> {
+struct Context<'a, 'b> {
     rq: &'a Requester,
-    listing: Option<&'a ListParams>,
+    t: &'a Target<'b>,
 }
 
-impl Lookup for Context<'_> {
+impl Lookup for Context<'_, '_> {
     fn ip(&self, key: &str) -> Option<IpAddr> {
         match key {
             "aws:sourceip" => self.rq.source_ip,
@@ -314,12 +342,21 @@ impl Lookup for Context<'_> {
                     .unwrap_or_default()
                     .to_string(),
             ),
-            "s3:prefix" => self.listing.map(|p| p.prefix.clone()),
+            "s3:prefix" => self.t.listing.map(|p| p.prefix.clone()),
             "s3:delimiter" => self
+                .t
                 .listing
                 .map(|p| p.delimiter.clone().unwrap_or_default()),
-            "s3:max-keys" => self.listing.map(|p| p.max_keys.to_string()),
-            _ => None,
+            "s3:max-keys" => self.t.listing.map(|p| p.max_keys.to_string()),
+            _ => {
+                let (name, tag) = key.split_once('/')?;
+                let tags = match name {
+                    "s3:existingobjecttag" => self.t.tags,
+                    "s3:requestobjecttag" => self.t.request_tags,
+                    _ => None,
+                };
+                tags?.get(tag).cloned()
+            }
         }
     }
 }
@@ -360,10 +397,7 @@ pub(crate) fn allowed(rq: &Requester, access: Access, t: &Target<'_>) -> bool {
             Some(key) if action.on_object() => format!("arn:aws:s3:::{}/{key}", t.bucket.name),
             _ => format!("arn:aws:s3:::{}", t.bucket.name),
         };
-        let cx = Context {
-            rq,
-            listing: t.listing,
-        };
+        let cx = Context { rq, t };
         match policy.evaluate(rq.uid(), action, &resource, &cx) {
             Some(Effect::Deny) => return false,
             Some(Effect::Allow) => return true,
@@ -446,6 +480,52 @@ mod tests {
         assert!(!get(
             &expecting(Some("carol"), Some("dave")).for_copy_source()
         ));
+    }
+
+    /// `s3:ExistingObjectTag/<key>` reads the stored object's tags,
+    /// `s3:RequestObjectTag/<key>` those the request gives it; tag keys
+    /// keep their case, condition names do not.
+    #[test]
+    fn tag_conditions_read_the_objects_and_the_requests_tags() {
+        let policy = r#"{"Statement":[
+            {"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::pub/*",
+             "Condition":{"StringEquals":{"S3:ExistingObjectTag/Class":"public"}}},
+            {"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::pub/*",
+             "Condition":{"StringNotEqualsIfExists":{"s3:RequestObjectTag/Class":["public","internal"]}}}]}"#;
+        let b = bucket(CannedAcl::PublicReadWrite, Some(policy));
+        let tagged = |pairs: &[(&str, &str)]| -> ObjectMeta {
+            ObjectMeta {
+                owner: "carol".into(),
+                tags: pairs
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                    .collect(),
+                ..ObjectMeta::default()
+            }
+        };
+        let anon = Requester::anonymous();
+        let get = |m: &ObjectMeta| allowed(&anon, Access::GetObject, &Target::stored(&b, "k", m));
+        assert!(get(&tagged(&[("Class", "public")])));
+        assert!(!get(&tagged(&[("Class", "secret")])));
+        assert!(
+            !get(&tagged(&[("class", "public")])),
+            "tag keys keep their case"
+        );
+        assert!(!get(&tagged(&[])));
+        let put = |pairs: &[(&str, &str)]| {
+            let tags = tagged(pairs).tags;
+            allowed(
+                &anon,
+                Access::PutObject,
+                &Target::key(&b, "k").requesting(&tags),
+            )
+        };
+        assert!(put(&[("Class", "internal")]));
+        assert!(!put(&[("Class", "secret")]));
+        // a missing key makes ...IfExists hold (AWS): denied, as without
+        // request tags at all
+        assert!(!put(&[("Other", "public")]));
+        assert!(!allowed(&anon, Access::PutObject, &Target::key(&b, "k")));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::glob::glob;
 
 /// The request's side of a condition: a condition key's value (keys come
-/// lowercased), `None` when the request has no such key.
+/// as [`key_name`] writes them), `None` when the request has no such key.
 pub(crate) trait Lookup {
     fn value(&self, key: &str) -> Option<String>;
 
@@ -23,6 +23,17 @@ pub(crate) trait Lookup {
     /// through text where the request has it as one.
     fn ip(&self, key: &str) -> Option<IpAddr> {
         self.value(key)?.parse().ok()
+    }
+}
+
+/// A condition key as it is looked up: its name lowercased (AWS's names
+/// are case-insensitive), what follows a `/` kept as written
+/// (`s3:ExistingObjectTag/Project` names the tag `Project`, and tag keys
+/// are case-sensitive).
+fn key_name(key: &str) -> String {
+    match key.split_once('/') {
+        Some((name, rest)) => format!("{}/{rest}", name.to_ascii_lowercase()),
+        None => key.to_ascii_lowercase(),
     }
 }
 
@@ -178,7 +189,7 @@ impl Condition {
                     negated,
                     if_exists,
                     for_all,
-                    key: key.to_ascii_lowercase(),
+                    key: key_name(key),
                     values,
                 });
             }

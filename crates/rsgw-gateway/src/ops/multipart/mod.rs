@@ -77,7 +77,11 @@ impl Gateway {
     ) -> GatewayResult<String> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
-        authorize(rq, Access::PutObject, &Target::key(&info, key))?;
+        authorize(
+            rq,
+            Access::PutObject,
+            &Target::key(&info, key).requesting(&params.tags),
+        )?;
         let acl = self.resolve_acl(params.acl).await?;
         // the time first: a key's uploads list in the order they began, as
         // S3 lists them, and upload-id-marker resumes in that order
@@ -414,11 +418,7 @@ impl Gateway {
         if meta.upload_id != upload_id || etag.as_deref() != Some(meta.etag.as_str()) {
             return Err(GatewayError::NoSuchUpload);
         }
-        authorize(
-            rq,
-            Access::WritePart,
-            &Target::object(&info, key, meta.owner_in(&info), &meta.acl),
-        )?;
+        authorize(rq, Access::WritePart, &Target::stored(&info, key, &meta))?;
         Ok(PutResult { meta })
     }
 

@@ -44,13 +44,19 @@ impl Gateway {
                 .await?;
         }
         let acl = self.resolve_acl(acl).await?;
-        self.update_meta(rq, Access::PutObjectAcl, bucket, key, |info, meta| {
-            if named_owner.is_some_and(|o| o != meta.owner_in(info)) {
-                return Err(GatewayError::AccessDenied);
-            }
-            meta.acl = acl.clone();
-            Ok(())
-        })
+        self.update_meta(
+            rq,
+            (Access::PutObjectAcl, None),
+            bucket,
+            key,
+            |info, meta| {
+                if named_owner.is_some_and(|o| o != meta.owner_in(info)) {
+                    return Err(GatewayError::AccessDenied);
+                }
+                meta.acl = acl.clone();
+                Ok(())
+            },
+        )
         .await
     }
 }

@@ -47,11 +47,7 @@ impl Gateway {
                 self.unindex(&info, key).await?;
                 return Ok(false);
             };
-            authorize(
-                rq,
-                Access::DeleteObject,
-                &Target::object(&info, key, &meta.owner, &meta.acl),
-            )?;
+            authorize(rq, Access::DeleteObject, &Target::stored(&info, key, &meta))?;
             if !cond(&meta) {
                 if unlisted {
                     // the version that replaced the one unlisted below

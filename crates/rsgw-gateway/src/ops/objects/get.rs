@@ -123,11 +123,7 @@ impl Gateway {
         key: &str,
         meta: &ObjectMeta,
     ) -> GatewayResult<()> {
-        authorize(
-            rq,
-            Access::GetObject,
-            &Target::object(info, key, meta.owner_in(info), &meta.acl),
-        )
+        authorize(rq, Access::GetObject, &Target::stored(info, key, meta))
     }
 
     /// Puts an object just read into the object cache, first marking its

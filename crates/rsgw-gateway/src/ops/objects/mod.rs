@@ -20,6 +20,8 @@ mod put;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use bytes::Bytes;
 use rsgw_store::StoreError;
 
@@ -48,21 +50,18 @@ impl Gateway {
         let Some(meta) = self.head_meta(&layout::head(&info.id, key)).await? else {
             return Err(missing_key(rq, &info));
         };
-        authorize(
-            rq,
-            access,
-            &Target::object(&info, key, meta.owner_in(&info), &meta.acl),
-        )?;
+        authorize(rq, access, &Target::stored(&info, key, &meta))?;
         Ok((info, meta))
     }
 
-    /// Changes an existing object's metadata in place (its ACL, its tags),
-    /// guarded by the write tag so that a concurrent overwrite is never
-    /// undone: a lost race reads the new version and changes that.
+    /// Changes an existing object's metadata in place (its ACL, its tags:
+    /// `new_tags` when the change gives it some), guarded by the write tag
+    /// so that a concurrent overwrite is never undone: a lost race reads
+    /// the new version and changes that.
     pub(crate) async fn update_meta(
         &self,
         rq: &Requester,
-        access: Access,
+        (access, new_tags): (Access, Option<&BTreeMap<String, String>>),
         bucket: &str,
         key: &str,
         change: impl Fn(&BucketInfo, &mut ObjectMeta) -> GatewayResult<()>,
@@ -74,11 +73,12 @@ impl Gateway {
             let Some((mut meta, marked)) = self.head_state(&head_id).await? else {
                 return Err(GatewayError::NoSuchKey);
             };
-            authorize(
-                rq,
-                access,
-                &Target::object(&info, key, meta.owner_in(&info), &meta.acl),
-            )?;
+            let target = Target::stored(&info, key, &meta);
+            let target = match new_tags {
+                Some(tags) => target.requesting(tags),
+                None => target,
+            };
+            authorize(rq, access, &target)?;
             change(&info, &mut meta)?;
             let json = Bytes::from(serde_json::to_vec(&meta)?);
             match self

@@ -25,7 +25,11 @@ impl Gateway {
     ) -> GatewayResult<PutResult> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
-        authorize(rq, Access::PutObject, &Target::key(&info, key))?;
+        authorize(
+            rq,
+            Access::PutObject,
+            &Target::key(&info, key).requesting(&params.tags),
+        )?;
         let acl = self.resolve_acl(std::mem::take(&mut params.acl)).await?;
         if params
             .content_length

@@ -18,8 +18,10 @@ pub enum FilterForm {
     Prefix,
     /// `<Filter><Tag>`.
     Tag,
-    /// `<Filter><And>`: a prefix and tags.
+    /// `<Filter><And>`: a prefix, tags and size bounds.
     And,
+    /// `<Filter><ObjectSizeGreaterThan>` or `<ObjectSizeLessThan>` alone.
+    Size,
 }
 
 /// One lifecycle rule.
@@ -38,6 +40,12 @@ pub struct LifecycleRule {
     /// ... and carry each of these tags.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
+    /// ... and are larger than this many bytes (`ObjectSizeGreaterThan`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_greater_than: Option<u64>,
+    /// ... and smaller than this many bytes (`ObjectSizeLessThan`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_less_than: Option<u64>,
     /// Expire objects this many days after their last modification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expiration_days: Option<u32>,

@@ -316,6 +316,8 @@ mod tests {
                 form: Default::default(),
                 prefix: format!("{i:04}{}", "p".repeat(prefix_len - 4)),
                 tags: Default::default(),
+                size_greater_than: None,
+                size_less_than: None,
                 expiration_days: Some(1),
                 expiration_date: None,
                 abort_incomplete_days: None,

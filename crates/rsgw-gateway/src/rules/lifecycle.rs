@@ -12,9 +12,12 @@ use crate::model::lifecycle::LifecycleRule;
 use crate::model::limits::{MAX_LIFECYCLE_RULES, MAX_RULE_ID};
 
 impl LifecycleRule {
-    /// Whether the rule applies to `key` with `tags`.
-    pub(crate) fn matches(&self, key: &str, tags: &BTreeMap<String, String>) -> bool {
-        key.starts_with(&self.prefix) && self.tags.iter().all(|(k, v)| tags.get(k) == Some(v))
+    /// Whether the rule applies to `key` of `size` bytes with `tags`.
+    pub(crate) fn matches(&self, key: &str, size: u64, tags: &BTreeMap<String, String>) -> bool {
+        key.starts_with(&self.prefix)
+            && self.size_greater_than.is_none_or(|min| size > min)
+            && self.size_less_than.is_none_or(|max| size < max)
+            && self.tags.iter().all(|(k, v)| tags.get(k) == Some(v))
     }
 
     /// Whether an object modified at `mtime` has expired under this rule at
@@ -101,6 +104,20 @@ pub fn check_lifecycle(rules: Vec<LifecycleRule>) -> GatewayResult<Vec<Lifecycle
                 "AbortIncompleteMultipartUpload cannot be specified with Tags.".into(),
             ));
         }
+        let sized = r.size_greater_than.is_some() || r.size_less_than.is_some();
+        if r.abort_incomplete_days.is_some() && sized {
+            return Err(GatewayError::InvalidRequest(
+                "AbortIncompleteMultipartUpload cannot be specified with an object size filter."
+                    .into(),
+            ));
+        }
+        if let (Some(min), Some(max)) = (r.size_greater_than, r.size_less_than)
+            && min >= max
+        {
+            return Err(invalid(
+                "ObjectSizeGreaterThan must be less than ObjectSizeLessThan",
+            ));
+        }
     }
     Ok(rules)
 }
@@ -117,6 +134,8 @@ mod tests {
             form: FilterForm::Prefix,
             prefix: String::new(),
             tags: BTreeMap::new(),
+            size_greater_than: None,
+            size_less_than: None,
             expiration_days: Some(1),
             expiration_date: None,
             abort_incomplete_days: None,
@@ -183,6 +202,30 @@ mod tests {
             }),
             Err(GatewayError::InvalidRequest(_))
         ));
+        assert!(matches!(
+            with(&|r| {
+                r.abort_incomplete_days = Some(2);
+                r.size_less_than = Some(10);
+            }),
+            Err(GatewayError::InvalidRequest(_))
+        ));
+        assert!(with(&|r| r.size_greater_than = Some(0)).is_ok());
+        assert!(
+            with(&|r| {
+                r.size_greater_than = Some(9);
+                r.size_less_than = Some(10);
+            })
+            .is_ok()
+        );
+        for (min, max) in [(10, 10), (11, 10)] {
+            assert!(matches!(
+                with(&|r| {
+                    r.size_greater_than = Some(min);
+                    r.size_less_than = Some(max);
+                }),
+                Err(GatewayError::InvalidArgument(_))
+            ));
+        }
     }
 
     #[test]
@@ -194,10 +237,17 @@ mod tests {
         let tags = |t: &[(&str, &str)]| -> BTreeMap<String, String> {
             t.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
         };
-        assert!(r.matches("logs/x", &tags(&[("a", "1"), ("b", "2"), ("c", "3")])));
-        assert!(!r.matches("logs/x", &tags(&[("a", "1")])));
-        assert!(!r.matches("logs/x", &tags(&[("a", "1"), ("b", "3")])));
-        assert!(!r.matches("other/x", &tags(&[("a", "1"), ("b", "2")])));
+        assert!(r.matches("logs/x", 5, &tags(&[("a", "1"), ("b", "2"), ("c", "3")])));
+        assert!(!r.matches("logs/x", 5, &tags(&[("a", "1")])));
+        assert!(!r.matches("logs/x", 5, &tags(&[("a", "1"), ("b", "3")])));
+        assert!(!r.matches("other/x", 5, &tags(&[("a", "1"), ("b", "2")])));
+        // size bounds are exclusive, as S3's
+        r.tags.clear();
+        r.size_greater_than = Some(10);
+        r.size_less_than = Some(20);
+        for (size, yes) in [(10, false), (11, true), (19, true), (20, false), (0, false)] {
+            assert_eq!(r.matches("logs/x", size, &tags(&[])), yes, "{size}");
+        }
     }
 
     #[test]

@@ -325,9 +325,9 @@ impl Gateway {
                 if due {
                     pacer.wait().await;
                     let expired = |m: &ObjectMeta| {
-                        rules
-                            .iter()
-                            .any(|r| r.matches(&e.key, &m.tags) && r.expired(m.mtime, now, day_s))
+                        rules.iter().any(|r| {
+                            r.matches(&e.key, m.size, &m.tags) && r.expired(m.mtime, now, day_s)
+                        })
                     };
                     match self.delete_object_if(rq, bucket, &e.key, expired).await {
                         Ok(true) => report.expired += 1,
@@ -420,6 +420,8 @@ mod tests {
                 .iter()
                 .map(|(k, v)| ((*k).into(), (*v).into()))
                 .collect(),
+            size_greater_than: None,
+            size_less_than: None,
             expiration_days: Some(1),
             expiration_date: None,
             abort_incomplete_days: None,

@@ -1,7 +1,7 @@
 //! Get/Put/DeleteBucketLifecycle(Configuration): the
 //! `LifecycleConfiguration` document to and from the gateway's rules.
 //! What rsgw does not apply (transitions, noncurrent versions, expired
-//! delete markers, size filters) is refused with `501 NotImplemented`,
+//! delete markers) is refused with `501 NotImplemented`,
 //! never stored and ignored.
 
 use std::collections::BTreeMap;
@@ -92,47 +92,79 @@ fn tag_set(tags: &BTreeMap<String, String>) -> Vec<Tag> {
         .collect()
 }
 
-/// The filter's form, prefix and tags.
-fn filter(r: &mut LifecycleRule) -> S3Result<(FilterForm, String, BTreeMap<String, String>)> {
+/// What a rule's filter selects, and how it was written.
+struct Filtered {
+    form: FilterForm,
+    prefix: String,
+    tags: BTreeMap<String, String>,
+    size_greater_than: Option<u64>,
+    size_less_than: Option<u64>,
+}
+
+impl Filtered {
+    fn prefix(form: FilterForm, prefix: String) -> Self {
+        Filtered {
+            form,
+            prefix,
+            tags: BTreeMap::new(),
+            size_greater_than: None,
+            size_less_than: None,
+        }
+    }
+}
+
+/// An object size bound (bytes): not negative.
+fn size(name: &str, v: Option<i64>) -> S3Result<Option<u64>> {
+    v.map(|n| {
+        u64::try_from(n).map_err(|_| s3_error!(InvalidArgument, "{name} must not be negative"))
+    })
+    .transpose()
+}
+
+/// The rule's filter: a rule `Prefix`, or a `Filter` of one `Prefix`,
+/// `Tag`, `ObjectSizeGreaterThan`, `ObjectSizeLessThan` or `And`.
+fn filter(r: &mut LifecycleRule) -> S3Result<Filtered> {
     match (r.prefix.take(), r.filter.take()) {
         (Some(_), Some(_)) => Err(s3_error!(
             MalformedXML,
             "a rule gives a Prefix or a Filter, not both"
         )),
-        (Some(p), None) => Ok((FilterForm::RulePrefix, p, BTreeMap::new())),
-        (None, None) => Ok((FilterForm::Prefix, String::new(), BTreeMap::new())),
+        (Some(p), None) => Ok(Filtered::prefix(FilterForm::RulePrefix, p)),
+        (None, None) => Ok(Filtered::prefix(FilterForm::Prefix, String::new())),
         (None, Some(f)) => {
-            if f.object_size_greater_than.is_some() || f.object_size_less_than.is_some() {
-                return Err(s3_error!(
-                    NotImplemented,
-                    "lifecycle filters by object size are not supported"
-                ));
-            }
-            match (f.prefix, f.tag, f.and) {
-                (p, None, None) => Ok((FilterForm::Prefix, p.unwrap_or_default(), BTreeMap::new())),
-                (None, Some(t), None) => Ok((FilterForm::Tag, String::new(), tags(vec![t]))),
-                (None, None, Some(a)) => and(a),
+            let gt = size("ObjectSizeGreaterThan", f.object_size_greater_than)?;
+            let lt = size("ObjectSizeLessThan", f.object_size_less_than)?;
+            match (f.prefix, f.tag, f.and, gt, lt) {
+                (p, None, None, None, None) => {
+                    Ok(Filtered::prefix(FilterForm::Prefix, p.unwrap_or_default()))
+                }
+                (None, Some(t), None, None, None) => Ok(Filtered {
+                    tags: tags(vec![t]),
+                    ..Filtered::prefix(FilterForm::Tag, String::new())
+                }),
+                (None, None, Some(a), None, None) => and(a),
+                (None, None, None, gt, lt) if gt.is_some() != lt.is_some() => Ok(Filtered {
+                    size_greater_than: gt,
+                    size_less_than: lt,
+                    ..Filtered::prefix(FilterForm::Size, String::new())
+                }),
                 _ => Err(s3_error!(
                     MalformedXML,
-                    "a Filter holds one of Prefix, Tag and And"
+                    "a Filter holds one of Prefix, Tag, ObjectSizeGreaterThan, ObjectSizeLessThan and And"
                 )),
             }
         }
     }
 }
 
-fn and(a: LifecycleRuleAndOperator) -> S3Result<(FilterForm, String, BTreeMap<String, String>)> {
-    if a.object_size_greater_than.is_some() || a.object_size_less_than.is_some() {
-        return Err(s3_error!(
-            NotImplemented,
-            "lifecycle filters by object size are not supported"
-        ));
-    }
-    Ok((
-        FilterForm::And,
-        a.prefix.unwrap_or_default(),
-        tags(a.tags.unwrap_or_default()),
-    ))
+fn and(a: LifecycleRuleAndOperator) -> S3Result<Filtered> {
+    Ok(Filtered {
+        form: FilterForm::And,
+        prefix: a.prefix.unwrap_or_default(),
+        tags: tags(a.tags.unwrap_or_default()),
+        size_greater_than: size("ObjectSizeGreaterThan", a.object_size_greater_than)?,
+        size_less_than: size("ObjectSizeLessThan", a.object_size_less_than)?,
+    })
 }
 
 /// The gateway's rules from S3's document (checked further by the
@@ -166,7 +198,7 @@ fn rules_from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
                 ));
             }
         };
-        let (form, prefix, tags) = filter(&mut r)?;
+        let f = filter(&mut r)?;
         let (mut expiration_days, mut expiration_date) = (None, None);
         if let Some(e) = r.expiration {
             if e.expired_object_delete_marker.is_some() {
@@ -191,15 +223,21 @@ fn rules_from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
         out.push(GwRule {
             id: r.id.unwrap_or_default(),
             enabled,
-            form,
-            prefix,
-            tags,
+            form: f.form,
+            prefix: f.prefix,
+            tags: f.tags,
+            size_greater_than: f.size_greater_than,
+            size_less_than: f.size_less_than,
             expiration_days,
             expiration_date,
             abort_incomplete_days,
         });
     }
     Ok(out)
+}
+
+fn size_out(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn days_out(d: u32) -> i32 {
@@ -233,8 +271,17 @@ fn rules_to_s3(rules: Vec<GwRule>) -> GetBucketLifecycleConfigurationOutput {
                         and: Some(LifecycleRuleAndOperator {
                             prefix: Some(r.prefix.clone()),
                             tags: Some(tag_set(&r.tags)),
-                            ..Default::default()
+                            object_size_greater_than: r.size_greater_than.map(size_out),
+                            object_size_less_than: r.size_less_than.map(size_out),
                         }),
+                        ..Default::default()
+                    }),
+                ),
+                FilterForm::Size => (
+                    None,
+                    Some(LifecycleRuleFilter {
+                        object_size_greater_than: r.size_greater_than.map(size_out),
+                        object_size_less_than: r.size_less_than.map(size_out),
                         ..Default::default()
                     }),
                 ),

@@ -149,12 +149,14 @@ impl Checker {
     }
 }
 
-/// Why a buffered body fails the digests its request names.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a document fails the digests its request names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum DigestError {
     /// A `Content-MD5` that is not base64 of 16 bytes.
+    #[error("the Content-MD5 is not base64 of an MD5 digest")]
     InvalidMd5,
     /// A digest that is not the body's: the header named.
+    #[error("the {0} does not match the body")]
     Mismatch(&'static str),
 }
 
@@ -176,48 +178,88 @@ impl DigestError {
     }
 }
 
-/// Checks a whole, buffered body (an XML document) against the
-/// `Content-MD5` and `x-amz-checksum-*` headers of its request, those it
-/// has: S3 refuses a document whose digest is not its own before acting
-/// on any of it.
-pub(crate) fn check_buffered(headers: &http::HeaderMap, body: &[u8]) -> Result<(), DigestError> {
-    use base64::Engine;
-    use md5::Digest;
-    if let Some(v) = headers.get("content-md5") {
-        let sent = base64::engine::general_purpose::STANDARD
-            .decode(v.as_bytes())
-            .ok()
-            .filter(|d| d.len() == 16)
-            .ok_or(DigestError::InvalidMd5)?;
-        if sent.as_slice() != md5::Md5::digest(body).as_slice() {
+/// The digests a request names of its whole body (an XML document):
+/// `Content-MD5` and `x-amz-checksum-*`, computed as the body is read and
+/// compared at its end. S3 refuses a document whose digest is not its own
+/// before acting on any of it.
+pub(crate) struct DocumentDigests {
+    md5: Option<(md5::Md5, Vec<u8>)>,
+    hasher: ChecksumHasher,
+    expected: Checksum,
+}
+
+impl DocumentDigests {
+    /// The digests `headers` name; a `Content-MD5` that is not base64 of
+    /// 16 bytes is `InvalidMd5` at once.
+    pub(crate) fn new(headers: &http::HeaderMap) -> Result<Self, DigestError> {
+        use base64::Engine;
+        let md5 = match headers.get("content-md5") {
+            Some(v) => {
+                let sent = base64::engine::general_purpose::STANDARD
+                    .decode(v.as_bytes())
+                    .ok()
+                    .filter(|d| d.len() == 16)
+                    .ok_or(DigestError::InvalidMd5)?;
+                Some((md5::Md5::default(), sent))
+            }
+            None => None,
+        };
+        let mut hasher = ChecksumHasher::default();
+        let mut expected = Checksum::default();
+        for (alg, header) in ALGORITHMS {
+            let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) else {
+                continue;
+            };
+            let v = Some(v.to_string());
+            match alg {
+                "crc32" => (hasher.crc32, expected.checksum_crc32) = (Some(Default::default()), v),
+                "crc32c" => {
+                    (hasher.crc32c, expected.checksum_crc32c) = (Some(Default::default()), v)
+                }
+                "sha1" => (hasher.sha1, expected.checksum_sha1) = (Some(Default::default()), v),
+                "sha256" => {
+                    (hasher.sha256, expected.checksum_sha256) = (Some(Default::default()), v)
+                }
+                _ => {
+                    (hasher.crc64nvme, expected.checksum_crc64nvme) = (Some(Default::default()), v)
+                }
+            }
+        }
+        Ok(DocumentDigests {
+            md5,
+            hasher,
+            expected,
+        })
+    }
+
+    /// Feeds the next bytes of the body.
+    pub(crate) fn update(&mut self, data: &[u8]) {
+        use md5::Digest;
+        if let Some((h, _)) = &mut self.md5 {
+            h.update(data);
+        }
+        self.hasher.update(data);
+    }
+
+    /// The verdict once the whole body was fed: a digest that is not its
+    /// own is `Mismatch`, naming its header.
+    pub(crate) fn finish(self) -> Result<(), DigestError> {
+        use md5::Digest;
+        if let Some((h, sent)) = self.md5
+            && h.finalize().as_slice() != sent.as_slice()
+        {
             return Err(DigestError::Mismatch("Content-MD5"));
         }
-    }
-    let mut hasher = ChecksumHasher::default();
-    let mut expected = Checksum::default();
-    for (alg, header) in ALGORITHMS {
-        let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) else {
-            continue;
-        };
-        let v = Some(v.to_string());
-        match alg {
-            "crc32" => (hasher.crc32, expected.checksum_crc32) = (Some(Default::default()), v),
-            "crc32c" => (hasher.crc32c, expected.checksum_crc32c) = (Some(Default::default()), v),
-            "sha1" => (hasher.sha1, expected.checksum_sha1) = (Some(Default::default()), v),
-            "sha256" => (hasher.sha256, expected.checksum_sha256) = (Some(Default::default()), v),
-            _ => (hasher.crc64nvme, expected.checksum_crc64nvme) = (Some(Default::default()), v),
+        let computed = self.hasher.finalize();
+        for (alg, header) in ALGORITHMS {
+            if let Some(sent) = get(&self.expected, alg)
+                && get(&computed, alg).as_deref() != Some(sent.as_str())
+            {
+                return Err(DigestError::Mismatch(header));
+            }
         }
+        Ok(())
     }
-    hasher.update(body);
-    let computed = hasher.finalize();
-    for (alg, header) in ALGORITHMS {
-        if let Some(sent) = get(&expected, alg)
-            && get(&computed, alg).as_deref() != Some(sent.as_str())
-        {
-            return Err(DigestError::Mismatch(header));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -260,8 +302,17 @@ mod tests {
         check()
     }
 
+    /// A whole body through [`DocumentDigests`], fed in two pieces.
+    fn check_buffered(headers: &http::HeaderMap, body: &[u8]) -> Result<(), DigestError> {
+        let mut d = DocumentDigests::new(headers)?;
+        let (a, b) = body.split_at(body.len() / 2);
+        d.update(a);
+        d.update(b);
+        d.finish()
+    }
+
     #[test]
-    fn buffered_bodies_are_checked_against_every_digest_sent() {
+    fn documents_are_checked_against_every_digest_sent() {
         let headers = |pairs: &[(&'static str, &str)]| {
             let mut h = http::HeaderMap::new();
             for (k, v) in pairs {

@@ -14,8 +14,8 @@
 //! 4. [`fast_get::serve`]: an anonymous GET or HEAD of an object the
 //!    object cache holds, answered without s3s ([`cached`]);
 //! 5. [`Dispatcher::s3s`]: everything else goes to s3s, a document sent
-//!    with a digest first read and checked (`crate::documents`); s3s checks
-//!    the signature, routes, asks the access check (`crate::access`), parses
+//!    with a digest checked as s3s reads it (`crate::documents`); s3s
+//!    checks the signature, routes, asks the access check (`crate::access`), parses
 //!    and calls the operation (`crate::ops`); a POST form's body is tapped
 //!    on its way in, and what s3s answers a form replaced by S3's answer
 //!    (`crate::form`).
@@ -488,12 +488,17 @@ impl Dispatcher {
     /// Stage 5: s3s, with a POST form tapped on its way in and S3's answers
     /// to forms in place of s3s's.
     async fn s3s(&self, mut req: http::Request<Body>, id: &str) -> http::Response<Body> {
-        if let Err((status, code, message)) = documents::check_document_digests(&mut req).await {
-            return error_response(status, code, &message, id);
-        }
+        let verdict = match documents::check_as_read(&mut req) {
+            Ok(v) => v,
+            Err((status, code, message)) => return error_response(status, code, &message, id),
+        };
         let req = FormTap::wrap(req, self.post_form_fields_max);
         let tap = req.extensions().get::<FormTap>().cloned();
-        match self.inner.call(req).await {
+        let resp = self.inner.call(req).await;
+        if let Some((status, code, message)) = verdict.and_then(|v| v.refusal()) {
+            return error_response(status, code, &message, id);
+        }
+        match resp {
             Ok(mut r) => match r.extensions_mut().remove::<PostReply>() {
                 Some(reply) => reply.response(),
                 None => match tap.and_then(|tap| form_refusal(&r, &tap)) {

@@ -2,13 +2,19 @@
 //! XML of tagging, ACLs, CORS, lifecycle, websites, CompleteMultipartUpload,
 //! a policy's JSON) and the digests that come with them: s3s parses the
 //! document but checks no `Content-MD5` or `x-amz-checksum-*` of it, so a
-//! document sent with one is read here first and refused, before anything
-//! acts on it, when a digest is not its own (`400 BadDigest`, as AWS
-//! answers).
+//! document sent with one is checked as s3s reads it, after the request
+//! was verified and authorized, and refused before anything acts on it
+//! when a digest is not its own (`400 BadDigest`, as AWS answers).
 
-use s3s::Body;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
-use crate::checksums;
+use bytes::Bytes;
+use http_body::Frame;
+use s3s::{Body, StdError};
+
+use crate::checksums::{DigestError, DocumentDigests};
 
 /// The query subresources whose PUT or POST carries an XML (or, for
 /// `policy`, JSON) document that s3s parses whole.
@@ -28,14 +34,10 @@ const DOCUMENT_SUBRESOURCES: [&str; 13] = [
     "website",
 ];
 
-/// The most bytes of a document buffered for its digests: s3s' own limit
-/// on the XML bodies it parses.
-const MAX_DOCUMENT_BYTES: usize = 20 << 20;
-
 /// Whether a request sends a document s3s parses whole (DeleteObjects,
 /// PutBucketTagging, CompleteMultipartUpload...) with a digest of it
 /// (`Content-MD5`, `x-amz-checksum-*`): s3s checks none, so the document
-/// is read here and checked first ([`checksums::check_buffered`]).
+/// is checked as s3s reads it ([`check_as_read`]).
 pub(crate) fn sends_digested_document(req: &http::Request<Body>) -> bool {
     let method = req.method();
     if method != http::Method::PUT && method != http::Method::POST {
@@ -64,43 +66,135 @@ pub(crate) fn sends_digested_document(req: &http::Request<Body>) -> bool {
         })
 }
 
-/// Reads and checks the document of a request that sends one with a
-/// digest (`sends_digested_document`), leaving it buffered for s3s: its
-/// S3 error if a digest is not its own.
-pub(crate) async fn check_document_digests(
-    req: &mut http::Request<Body>,
-) -> Result<(), (http::StatusCode, &'static str, String)> {
-    if !sends_digested_document(req) {
-        return Ok(());
+/// What a document's digests turned out to be, once s3s has read it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Verdict(Arc<OnceLock<DigestError>>);
+
+impl Verdict {
+    /// The S3 error to answer instead of s3s' if a digest was not the
+    /// document's own (s3s then failed reading it, and nothing acted on
+    /// it).
+    pub(crate) fn refusal(&self) -> Option<(http::StatusCode, &'static str, String)> {
+        self.0.get().map(DigestError::s3)
     }
-    let body = req
-        .body_mut()
-        .store_all_limited(MAX_DOCUMENT_BYTES)
-        .await
-        .map_err(|e| {
-            if e.is::<http_body_util::LengthLimitError>() {
-                (
-                    http::StatusCode::BAD_REQUEST,
-                    "MaxMessageLengthExceeded",
-                    format!("Your request was too big: documents are at most {MAX_DOCUMENT_BYTES} bytes."),
-                )
-            } else {
-                (
-                    http::StatusCode::BAD_REQUEST,
-                    "IncompleteBody",
-                    "The request body ended before the document did.".to_string(),
-                )
+}
+
+/// Has the document of a request that sends one with a digest
+/// ([`sends_digested_document`]) checked as s3s reads it, which s3s does
+/// only for a request it verified and authorized: nothing is buffered for
+/// one refused before. A `Content-MD5` that is no MD5 is refused at once.
+pub(crate) fn check_as_read(
+    req: &mut http::Request<Body>,
+) -> Result<Option<Verdict>, (http::StatusCode, &'static str, String)> {
+    if !sends_digested_document(req) {
+        return Ok(None);
+    }
+    let digests = DocumentDigests::new(req.headers()).map_err(|e| e.s3())?;
+    let verdict = Verdict::default();
+    let inner = std::mem::take(req.body_mut());
+    *req.body_mut() = Body::http_body(Checked {
+        inner,
+        digests: Some(digests),
+        verdict: verdict.clone(),
+    });
+    Ok(Some(verdict))
+}
+
+/// A document's body that feeds its digests as it is read and fails its
+/// end when one is not its own.
+struct Checked {
+    inner: Body,
+    /// Until the end is read.
+    digests: Option<DocumentDigests>,
+    verdict: Verdict,
+}
+
+impl http_body::Body for Checked {
+    type Data = Bytes;
+    type Error = StdError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, StdError>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let (Some(data), Some(d)) = (frame.data_ref(), this.digests.as_mut()) {
+                    d.update(data);
+                }
+                Poll::Ready(Some(Ok(frame)))
             }
-        })?;
-    checksums::check_buffered(req.headers(), &body).map_err(|e| e.s3())
+            Poll::Ready(None) => match this.digests.take().map(DocumentDigests::finish) {
+                Some(Err(e)) => {
+                    let _ = this.verdict.0.set(e.clone());
+                    Poll::Ready(Some(Err(Box::new(e))))
+                }
+                _ => Poll::Ready(None),
+            },
+            other => other,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        // the end must be polled, for the verdict
+        self.digests.is_none() && self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// DeleteObjects with `header: value` and `body`, read whole as s3s
+    /// reads it: what reading gave, and the verdict.
+    async fn read(header: &str, value: &str, body: &'static [u8]) -> (bool, Option<&'static str>) {
+        let mut req = http::Request::builder()
+            .method("POST")
+            .uri("/b?delete")
+            .header(header, value)
+            .body(Body::from(Bytes::from_static(body)))
+            .expect("request");
+        let verdict = check_as_read(&mut req).expect("a digest").expect("checked");
+        let body = std::mem::take(req.body_mut());
+        let read = http_body_util::BodyExt::collect(body).await.is_ok();
+        (read, verdict.refusal().map(|(_, code, _)| code))
+    }
+
+    #[tokio::test]
+    async fn documents_are_checked_as_they_are_read() {
+        // MD5 and CRC-32 of "hello world"
+        let (md5, crc) = ("XrY7u+Ae7tCTyyK7j1rNww==", "DUoRhQ==");
+        assert_eq!(read("content-md5", md5, b"hello world").await, (true, None));
+        assert_eq!(
+            read("x-amz-checksum-crc32", crc, b"hello world").await,
+            (true, None)
+        );
+        assert_eq!(
+            read("content-md5", md5, b"hello world!").await,
+            (false, Some("BadDigest"))
+        );
+        assert_eq!(
+            read("x-amz-checksum-crc32", crc, b"hello").await,
+            (false, Some("BadDigest"))
+        );
+        // a Content-MD5 that is no MD5: refused before anything is read
+        let mut req = http::Request::builder()
+            .method("POST")
+            .uri("/b?delete")
+            .header("content-md5", "AAAA")
+            .body(Body::empty())
+            .expect("request");
+        let refused = check_as_read(&mut req).expect_err("no MD5");
+        assert_eq!(refused.1, "InvalidDigest");
+    }
+
     #[test]
-    fn documents_with_a_digest_are_checked_before_s3s() {
+    fn documents_with_a_digest_are_told_by_method_and_subresource() {
         let req = |method: &str, uri: &str, header: Option<&str>| {
             let mut b = http::Request::builder().method(method).uri(uri);
             if let Some(h) = header {

@@ -212,16 +212,25 @@ impl DocumentDigests {
             };
             let v = Some(v.to_string());
             match alg {
-                "crc32" => (hasher.crc32, expected.checksum_crc32) = (Some(Default::default()), v),
-                "crc32c" => {
-                    (hasher.crc32c, expected.checksum_crc32c) = (Some(Default::default()), v)
+                "crc32" => {
+                    hasher.crc32 = Some(Default::default());
+                    expected.checksum_crc32 = v;
                 }
-                "sha1" => (hasher.sha1, expected.checksum_sha1) = (Some(Default::default()), v),
+                "crc32c" => {
+                    hasher.crc32c = Some(Default::default());
+                    expected.checksum_crc32c = v;
+                }
+                "sha1" => {
+                    hasher.sha1 = Some(Default::default());
+                    expected.checksum_sha1 = v;
+                }
                 "sha256" => {
-                    (hasher.sha256, expected.checksum_sha256) = (Some(Default::default()), v)
+                    hasher.sha256 = Some(Default::default());
+                    expected.checksum_sha256 = v;
                 }
                 _ => {
-                    (hasher.crc64nvme, expected.checksum_crc64nvme) = (Some(Default::default()), v)
+                    hasher.crc64nvme = Some(Default::default());
+                    expected.checksum_crc64nvme = v;
                 }
             }
         }

@@ -31,6 +31,29 @@ fn get(c: &Checksum, alg: &str) -> Option<String> {
     }
 }
 
+/// Has `hasher` compute the algorithm named `alg` (one of [`ALGORITHMS`]).
+fn enable(hasher: &mut ChecksumHasher, alg: &str) {
+    match alg {
+        "crc32" => hasher.crc32 = Some(Default::default()),
+        "crc32c" => hasher.crc32c = Some(Default::default()),
+        "sha1" => hasher.sha1 = Some(Default::default()),
+        "sha256" => hasher.sha256 = Some(Default::default()),
+        _ => hasher.crc64nvme = Some(Default::default()),
+    }
+}
+
+/// Bytes of an MD5 digest.
+const MD5_LEN: usize = 16;
+
+/// A `Content-MD5` header's digest: base64 of 16 bytes, else `None`.
+pub(crate) fn decode_content_md5(b64: &[u8]) -> Option<Vec<u8>> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .ok()
+        .filter(|d| d.len() == MD5_LEN)
+}
+
 /// An object's stored checksums as the DTO's fields.
 pub(crate) fn stored(meta: &ObjectMeta) -> Checksum {
     from_map(&meta.checksums)
@@ -84,13 +107,7 @@ impl Checker {
                 continue;
             }
             any = true;
-            match alg {
-                "crc32" => hasher.crc32 = Some(Default::default()),
-                "crc32c" => hasher.crc32c = Some(Default::default()),
-                "sha1" => hasher.sha1 = Some(Default::default()),
-                "sha256" => hasher.sha256 = Some(Default::default()),
-                _ => hasher.crc64nvme = Some(Default::default()),
-            }
+            enable(&mut hasher, alg);
         }
         if let Some(a) = &wanted_alg
             && !ALGORITHMS.iter().any(|(n, _)| n == a)
@@ -192,52 +209,25 @@ impl DocumentDigests {
     /// The digests `headers` name; a `Content-MD5` that is not base64 of
     /// 16 bytes is `InvalidMd5` at once.
     pub(crate) fn new(headers: &http::HeaderMap) -> Result<Self, DigestError> {
-        use base64::Engine;
         let md5 = match headers.get("content-md5") {
             Some(v) => {
-                let sent = base64::engine::general_purpose::STANDARD
-                    .decode(v.as_bytes())
-                    .ok()
-                    .filter(|d| d.len() == 16)
-                    .ok_or(DigestError::InvalidMd5)?;
+                let sent = decode_content_md5(v.as_bytes()).ok_or(DigestError::InvalidMd5)?;
                 Some((md5::Md5::default(), sent))
             }
             None => None,
         };
         let mut hasher = ChecksumHasher::default();
-        let mut expected = Checksum::default();
+        let mut sent = BTreeMap::new();
         for (alg, header) in ALGORITHMS {
-            let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) else {
-                continue;
-            };
-            let v = Some(v.to_string());
-            match alg {
-                "crc32" => {
-                    hasher.crc32 = Some(Default::default());
-                    expected.checksum_crc32 = v;
-                }
-                "crc32c" => {
-                    hasher.crc32c = Some(Default::default());
-                    expected.checksum_crc32c = v;
-                }
-                "sha1" => {
-                    hasher.sha1 = Some(Default::default());
-                    expected.checksum_sha1 = v;
-                }
-                "sha256" => {
-                    hasher.sha256 = Some(Default::default());
-                    expected.checksum_sha256 = v;
-                }
-                _ => {
-                    hasher.crc64nvme = Some(Default::default());
-                    expected.checksum_crc64nvme = v;
-                }
+            if let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) {
+                enable(&mut hasher, alg);
+                sent.insert(alg.to_string(), v.to_string());
             }
         }
         Ok(DocumentDigests {
             md5,
             hasher,
-            expected,
+            expected: from_map(&sent),
         })
     }
 

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use base64::Engine;
 use futures::StreamExt;
 use rsgw_gateway::{BodyCheck, BodyStream};
 use s3s::dto::*;
@@ -160,16 +159,10 @@ fn stored_encoding(sent: String) -> Option<String> {
     (!rest.is_empty()).then(|| rest.join(", "))
 }
 
-/// Bytes of an MD5 digest.
-const MD5_LEN: usize = 16;
-
-/// A Content-MD5 header's digest: base64 of [`MD5_LEN`] bytes.
+/// A Content-MD5 header's digest: base64 of 16 bytes.
 fn decode_md5(b64: Option<&String>) -> S3Result<Option<Vec<u8>>> {
     b64.map(|b64| {
-        base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .ok()
-            .filter(|d| d.len() == MD5_LEN)
+        checksums::decode_content_md5(b64.as_bytes())
             .ok_or_else(|| s3_error!(InvalidDigest, "The Content-MD5 you specified is not valid"))
     })
     .transpose()

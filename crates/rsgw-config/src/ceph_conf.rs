@@ -27,7 +27,8 @@ pub struct CephConfImport {
 /// `rgw_override_bucket_index_max_shards` (when not 0),
 /// `rgw_dns_s3website_name` (with `rgw_enable_static_website = true`: the
 /// website endpoint is off in radosgw otherwise), `rgw_ops_log_file_path`
-/// (with `rgw_enable_ops_log = true`). The store becomes the
+/// (with `rgw_enable_ops_log = true`), `rgw_crypt_require_ssl`,
+/// `rgw_crypt_s3_kms_encryption_keys`. The store becomes the
 /// rados backend on that file as that client.
 pub fn import_radosgw(
     cfg: &mut Config,
@@ -108,6 +109,10 @@ pub fn import_radosgw(
                     }
                 }
             }
+            "rgw_crypt_require_ssl" => {
+                cfg.crypt.require_ssl = matches!(value.as_str(), "true" | "1" | "yes" | "on");
+            }
+            "rgw_crypt_s3_kms_encryption_keys" => cfg.crypt.kms_keys.clone_from(&value),
             k if k.starts_with("rgw_") => {
                 out.ignored.push(format!("{k} = {value}"));
                 took = false;

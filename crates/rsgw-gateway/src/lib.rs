@@ -32,6 +32,9 @@ pub use cache::objects::{CachedObject, ObjectCacheStats};
 pub use model::acl::{Acl, CannedAcl, Grant, Grantee, Permission};
 pub use model::bucket::BucketInfo;
 pub use model::cors::CorsRule;
+pub use model::crypt::{
+    BucketEncryption, CryptOptions, CustomerKey, KEY_LEN, Key, Sse, SseMode, SseRequest,
+};
 pub use model::error::{GatewayError, GatewayResult};
 pub use model::index::{ShardCheck, Usage};
 pub use model::lifecycle::{FilterForm, LcPass, LcReport, LcStatus, LifecycleRule};

@@ -12,6 +12,7 @@ use rsgw_store_local::{LocalOptions, LocalStore};
 
 use crate::model::acl::CannedAcl;
 use crate::model::bucket::BucketInfo;
+use crate::model::crypt::{CryptOptions, KEY_LEN, Key};
 use crate::model::layout;
 use crate::model::website::WebsiteConfig;
 use crate::{BodyStream, Gateway, GatewayOptions, GatewayResult, Requester};
@@ -45,6 +46,21 @@ pub(crate) fn small_opts() -> GatewayOptions {
         lc_day_s: 1,
         lc_max_ops_per_s: 0,
         lc_lease: Duration::from_secs(60),
+        crypt: crypt_opts(),
+    }
+}
+
+/// The keys of the tests' gateways: an SSE-S3 master key, and the SSE-KMS
+/// keys `k1` (the default) and `k2`; plain HTTP allowed.
+pub(crate) fn crypt_opts() -> CryptOptions {
+    CryptOptions {
+        require_ssl: false,
+        kms_keys: [("k1", 1u8), ("k2", 2)]
+            .into_iter()
+            .map(|(id, b)| (id.to_string(), Key([b; KEY_LEN])))
+            .collect(),
+        kms_default_key: "k1".into(),
+        sse_s3_key: Some(Key([3; KEY_LEN])),
     }
 }
 
@@ -213,5 +229,6 @@ pub(crate) fn bucket_record(name: &str, id: &str, owner: &str) -> BucketInfo {
         tags: Default::default(),
         quota: Default::default(),
         lifecycle: None,
+        encryption: None,
     }
 }

@@ -206,6 +206,7 @@ mod tests {
             tags: Default::default(),
             quota: Default::default(),
             lifecycle: None,
+            encryption: None,
         }
     }
 

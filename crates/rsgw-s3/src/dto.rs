@@ -39,6 +39,7 @@ pub(crate) fn get_params(
         if_modified_since: modified_since.map(to_system_time),
         if_unmodified_since: unmodified_since.map(to_system_time),
         head_only,
+        sse_key: None,
     }
 }
 

@@ -16,7 +16,16 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::InvalidBucketName(_) => S3ErrorCode::InvalidBucketName,
         G::KeyTooLong => S3ErrorCode::KeyTooLongError,
         G::InvalidKey(_) | G::InvalidArgument(_) => S3ErrorCode::InvalidArgument,
-        G::AccessDenied => S3ErrorCode::AccessDenied,
+        // AWS's answer to another SSE-C key than the object's
+        G::AccessDenied | G::SseKeyMismatch => S3ErrorCode::AccessDenied,
+        G::NotConfigured(_) => S3ErrorCode::NotImplemented,
+        G::NoSuchEncryptionConfiguration => {
+            return unlisted(
+                "ServerSideEncryptionConfigurationNotFoundError",
+                http::StatusCode::NOT_FOUND,
+                &e,
+            );
+        }
         G::BadDigest | G::BadChecksum(_) => S3ErrorCode::BadDigest,
         G::EntityTooLarge => S3ErrorCode::EntityTooLarge,
         // AWS's code for a request body larger than it takes
@@ -178,6 +187,9 @@ mod tests {
             G::InvalidKey(_) => "InvalidKey",
             G::KeyTooLong => "KeyTooLong",
             G::AccessDenied => "AccessDenied",
+            G::SseKeyMismatch => "SseKeyMismatch",
+            G::NotConfigured(_) => "NotConfigured",
+            G::NoSuchEncryptionConfiguration => "NoSuchEncryptionConfiguration",
             G::BadDigest => "BadDigest",
             G::BadChecksum(_) => "BadChecksum",
             G::EntityTooLarge => "EntityTooLarge",
@@ -230,7 +242,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 54;
+    const VARIANTS: usize = 57;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -263,6 +275,19 @@ mod tests {
             ),
             (G::KeyTooLong, "KeyTooLongError", 400, false),
             (G::AccessDenied, "AccessDenied", 403, false),
+            (G::SseKeyMismatch, "AccessDenied", 403, false),
+            (
+                G::NotConfigured("no crypt.sse_s3_key".into()),
+                "NotImplemented",
+                501,
+                false,
+            ),
+            (
+                G::NoSuchEncryptionConfiguration,
+                "ServerSideEncryptionConfigurationNotFoundError",
+                404,
+                false,
+            ),
             (G::BadDigest, "BadDigest", 400, false),
             // AWS answers a wrong x-amz-checksum-* with BadDigest too
             (

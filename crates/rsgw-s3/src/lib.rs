@@ -18,6 +18,7 @@
 mod access;
 mod checksums;
 mod cors;
+mod crypt;
 mod dates;
 mod dispatcher;
 mod documents;

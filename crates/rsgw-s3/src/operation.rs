@@ -25,6 +25,8 @@ pub enum Family {
     Policy,
     /// CORS rules.
     Cors,
+    /// Default encryption.
+    Encryption,
     /// Static websites.
     Website,
     /// Tags of buckets and objects.
@@ -154,6 +156,9 @@ operations! {
     PutBucketCors                   = Cors,      S3s,        Iam(PutBucketCors),              "PUT /bucket?cors";
     DeleteBucketCors                = Cors,      S3s,        Iam(PutBucketCors),              "DELETE /bucket?cors";
     PreflightCors                   = Cors,      Dispatcher, CorsRules,                       "OPTIONS /bucket/key";
+    GetBucketEncryption             = Encryption, S3s,       Iam(GetEncryptionConfiguration), "GET /bucket?encryption";
+    PutBucketEncryption             = Encryption, S3s,       Iam(PutEncryptionConfiguration), "PUT /bucket?encryption";
+    DeleteBucketEncryption          = Encryption, S3s,       Iam(PutEncryptionConfiguration), "DELETE /bucket?encryption";
     GetBucketWebsite                = Website,   S3s,        Iam(GetBucketWebsite),           "GET /bucket?website";
     PutBucketWebsite                = Website,   S3s,        Iam(PutBucketWebsite),           "PUT /bucket?website";
     DeleteBucketWebsite             = Website,   S3s,        Iam(DeleteBucketWebsite),        "DELETE /bucket?website";

@@ -136,6 +136,11 @@ fn document(op: &str, etag: &str) -> Option<String> {
              <Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>\
              </LifecycleConfiguration>"
         }
+        "PutBucketEncryption" => {
+            "<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault>\
+             <SSEAlgorithm>AES256</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule>\
+             </ServerSideEncryptionConfiguration>"
+        }
         "DeleteObjects" => "<Delete><Object><Key>k</Key></Object></Delete>",
         "PutBucketPolicy" => return Some(policy(&[("Allow", "s3:GetObject")])),
         "CompleteMultipartUpload" => {
@@ -154,9 +159,6 @@ fn document(op: &str, etag: &str) -> Option<String> {
         "PutBucketAccelerateConfiguration" => "<AccelerateConfiguration/>",
         "PutBucketAnalyticsConfiguration" => {
             "<AnalyticsConfiguration><Id>a</Id><StorageClassAnalysis/></AnalyticsConfiguration>"
-        }
-        "PutBucketEncryption" => {
-            "<ServerSideEncryptionConfiguration><Rule/></ServerSideEncryptionConfiguration>"
         }
         "PutBucketIntelligentTieringConfiguration" => {
             "<IntelligentTieringConfiguration><Id>a</Id><Status>Enabled</Status><Tiering>\
@@ -348,7 +350,8 @@ async fn fixture(policy: &str) -> (Gateway, tempfile::TempDir, String, String) {
     let upload = gw
         .create_multipart(&owner, "bkt", "k", PutParams::default())
         .await
-        .expect("upload");
+        .expect("upload")
+        .upload_id;
     let part = gw
         .upload_part(
             &owner,
@@ -356,6 +359,7 @@ async fn fixture(policy: &str) -> (Gateway, tempfile::TempDir, String, String) {
             "k",
             &upload,
             1,
+            None,
             None,
             None,
             None,

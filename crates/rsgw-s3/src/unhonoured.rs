@@ -1,8 +1,8 @@
 //! Requests rsgw cannot honour and must not ignore, refused before any
 //! operation runs (s3s' access hook calls [`refuse`]): a client that sent
-//! one of these headers believes something about its data (encrypted,
-//! locked, granted to someone by a request that sets no ACL, in another
-//! storage class) that would not be
+//! one of these headers believes something about its data (encrypted by a
+//! request that encrypts nothing, locked, granted to someone by a request
+//! that sets no ACL, in another storage class) that would not be
 //! true, so the answer is an error naming the header, never a silent 200.
 //! And DELETE on a bucket subresource S3 has no delete for, which s3s would
 //! route to DeleteBucket.
@@ -38,9 +38,49 @@ const GRANTING: &[S3Op] = &[
     S3Op::CreateMultipartUpload,
 ];
 
+/// The operations that take `x-amz-server-side-encryption` and its
+/// companions (KMS key id, context, bucket key): the writes that make an
+/// object.
+const ENCRYPTING: &[S3Op] = &[
+    S3Op::PutObject,
+    S3Op::CopyObject,
+    S3Op::CreateMultipartUpload,
+];
+
+/// The operations that take an SSE-C key
+/// (`x-amz-server-side-encryption-customer-*`): the writes, and the reads
+/// of what they wrote.
+const CUSTOMER_KEYED: &[S3Op] = &[
+    S3Op::PutObject,
+    S3Op::CopyObject,
+    S3Op::CreateMultipartUpload,
+    S3Op::UploadPart,
+    S3Op::UploadPartCopy,
+    S3Op::CompleteMultipartUpload,
+    S3Op::GetObject,
+    S3Op::HeadObject,
+];
+
+/// The operations that take a copy source's SSE-C key
+/// (`x-amz-copy-source-server-side-encryption-customer-*`).
+const SOURCE_KEYED: &[S3Op] = &[S3Op::CopyObject, S3Op::UploadPartCopy];
+
+/// Which operations take an encryption header, by its name.
+fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
+    if name.starts_with("x-amz-copy-source-server-side-encryption") {
+        Some(SOURCE_KEYED)
+    } else if name.starts_with("x-amz-server-side-encryption-customer-") {
+        Some(CUSTOMER_KEYED)
+    } else if name.starts_with("x-amz-server-side-encryption") {
+        Some(ENCRYPTING)
+    } else {
+        None
+    }
+}
+
 /// Refuses, in this order: DELETE of a subresource that has none (405),
-/// server-side encryption, object lock, ACL grant headers on an operation
-/// that sets no ACL, website
+/// encryption headers on an operation that does not take them, object
+/// lock, ACL grant headers on an operation that sets no ACL, website
 /// redirects, object ownership other than the writer's, and storage
 /// classes other than STANDARD.
 pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -> S3Result<()> {
@@ -64,12 +104,15 @@ pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -
             .map(http::HeaderName::as_str)
             .find(|n| n.starts_with(prefix))
     };
-    if let Some(name) = header("x-amz-server-side-encryption")
-        .or_else(|| header("x-amz-copy-source-server-side-encryption"))
+    if let Some(name) = headers
+        .keys()
+        .map(http::HeaderName::as_str)
+        .find(|n| encryption_takers(n).is_some_and(|takers| !takers.contains(&op)))
     {
         return Err(s3_error!(
-            NotImplemented,
-            "Server-side encryption is not implemented by rsgw: objects are stored unencrypted, so a request with {name} is refused"
+            InvalidArgument,
+            "{name} does not apply to {}: it encrypts the object a write makes, or reads one",
+            op.name()
         ));
     }
     if let Some(name) = header("x-amz-object-lock-") {
@@ -182,7 +225,13 @@ mod tests {
                 PutObject,
                 None,
                 &[("x-amz-server-side-encryption", "AES256")],
-                Some("NotImplemented 501"),
+                None,
+            ),
+            (
+                UploadPart,
+                None,
+                &[("x-amz-server-side-encryption", "AES256")],
+                Some("InvalidArgument 400"),
             ),
             (
                 PutObject,
@@ -254,29 +303,65 @@ mod tests {
         }
     }
 
+    /// Each encryption header on the operations that take it, and on one
+    /// that does not (where it would be ignored).
     #[test]
-    fn encryption_headers_are_refused_never_ignored() {
-        for name in [
-            "x-amz-server-side-encryption",
-            "x-amz-server-side-encryption-aws-kms-key-id",
-            "x-amz-server-side-encryption-context",
-            "x-amz-server-side-encryption-bucket-key-enabled",
-            "x-amz-server-side-encryption-customer-algorithm",
-            "x-amz-server-side-encryption-customer-key",
-            "x-amz-server-side-encryption-customer-key-md5",
-            "x-amz-copy-source-server-side-encryption-customer-algorithm",
-        ] {
+    fn encryption_headers_go_where_they_mean_something() {
+        use S3Op::*;
+        let table: &[(&str, &[S3Op], S3Op)] = &[
+            ("x-amz-server-side-encryption", ENCRYPTING, UploadPart),
+            (
+                "x-amz-server-side-encryption-aws-kms-key-id",
+                ENCRYPTING,
+                GetObject,
+            ),
+            (
+                "x-amz-server-side-encryption-context",
+                ENCRYPTING,
+                HeadObject,
+            ),
+            (
+                "x-amz-server-side-encryption-bucket-key-enabled",
+                ENCRYPTING,
+                UploadPart,
+            ),
+            (
+                "x-amz-server-side-encryption-customer-algorithm",
+                CUSTOMER_KEYED,
+                PutObjectAcl,
+            ),
+            (
+                "x-amz-server-side-encryption-customer-key",
+                CUSTOMER_KEYED,
+                GetObjectTagging,
+            ),
+            (
+                "x-amz-server-side-encryption-customer-key-md5",
+                CUSTOMER_KEYED,
+                DeleteObject,
+            ),
+            (
+                "x-amz-copy-source-server-side-encryption-customer-algorithm",
+                SOURCE_KEYED,
+                PutObject,
+            ),
+            (
+                "x-amz-copy-source-server-side-encryption-customer-key",
+                SOURCE_KEYED,
+                GetObject,
+            ),
+        ];
+        for (name, takers, other) in table {
             let mut h = http::HeaderMap::new();
             h.insert(
-                http::header::CONTENT_TYPE,
+                http::HeaderName::from_static(name),
                 http::HeaderValue::from_static("x"),
             );
-            h.insert(
-                http::HeaderName::from_static(name),
-                http::HeaderValue::from_static("AES256"),
-            );
-            let e = refuse(S3Op::PutObject, None, &h).expect_err(name);
-            assert_eq!(*e.code(), s3s::S3ErrorCode::NotImplemented, "{name}");
+            for op in *takers {
+                assert!(refuse(*op, None, &h).is_ok(), "{name} on {op:?}");
+            }
+            let e = refuse(*other, None, &h).expect_err(name);
+            assert_eq!(*e.code(), s3s::S3ErrorCode::InvalidArgument, "{name}");
             assert!(e.message().is_some_and(|m| m.contains(name)));
         }
         let mut h = http::HeaderMap::new();
@@ -285,7 +370,7 @@ mod tests {
             http::HeaderValue::from_static("x"),
         );
         assert!(
-            refuse(S3Op::PutObject, None, &h).is_ok(),
+            refuse(S3Op::PutObjectAcl, None, &h).is_ok(),
             "user metadata is not a request for SSE"
         );
     }

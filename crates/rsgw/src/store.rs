@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rsgw_config::{Backend, Config, StoreConfig};
-use rsgw_gateway::{Gateway, GatewayOptions};
+use rsgw_config::{Backend, Config, CryptConfig, StoreConfig};
+use rsgw_gateway::{CryptOptions, Gateway, GatewayOptions, Key};
 use rsgw_store::adapters::AddedLatency;
 use rsgw_store::{Store, StoreResult};
 use rsgw_store_local::{LocalOptions, LocalStore};
@@ -51,6 +51,21 @@ fn open_rados(_: &StoreConfig, _: Duration) -> StoreResult<Arc<dyn Store>> {
     ))
 }
 
+/// `[crypt]` as the gateway's options: its keys parsed (the config's
+/// validation has checked them).
+fn crypt_options(cfg: &CryptConfig) -> Result<CryptOptions, rsgw_config::ConfigError> {
+    Ok(CryptOptions {
+        require_ssl: cfg.require_ssl,
+        kms_keys: cfg
+            .parsed_kms_keys()?
+            .into_iter()
+            .map(|(id, k)| (id, Key(k)))
+            .collect(),
+        kms_default_key: cfg.kms_default_key.clone(),
+        sse_s3_key: cfg.parsed_sse_s3_key()?.map(Key),
+    })
+}
+
 /// Opens the store and the gateway on it, creating the layout's pools.
 /// `store.inject_latency_ms` applies here.
 pub async fn open_gateway(
@@ -81,6 +96,7 @@ pub async fn open_gateway(
             lc_day_s: cfg.s3.lc_day_s,
             lc_max_ops_per_s: cfg.s3.lc_max_ops_per_s,
             lc_lease: Duration::from_secs(cfg.s3.lc_lease_s),
+            crypt: crypt_options(&cfg.crypt)?,
         },
     );
     gw.init().await?;

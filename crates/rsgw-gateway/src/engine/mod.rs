@@ -8,6 +8,7 @@
 //! caches ([`Engine`]), not the operations nor the gateway.
 
 pub(crate) mod commit;
+pub(crate) mod crypt;
 pub(crate) mod gc_log;
 pub(crate) mod heads;
 pub(crate) mod index_commit;

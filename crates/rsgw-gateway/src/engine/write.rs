@@ -3,7 +3,8 @@
 //! into stripe objects of `stripe_size` under a fresh write tag (announced
 //! in the GC log before the first stripe, so an interrupted write's stripes
 //! are found), the first bytes kept for the caller's head object, its MD5
-//! taken on the way; then checked against what the client declared (length,
+//! taken on the way (of the plaintext: the data is encrypted after it, when
+//! the target asks for it); then checked against what the client declared (length,
 //! Content-MD5, checksums). Whatever fails, the stripes written are removed
 //! before the error returns: the caller commits only a body that arrived
 //! whole and as declared.
@@ -22,6 +23,7 @@ use crate::model::gc::{GcEntry, GcKind};
 use crate::model::ids::{now_secs, unique_id};
 use crate::model::layout;
 use crate::model::params::{BodyCheck, BodyStream};
+use crate::rules::crypt::{ChunkCipher, Encryptor};
 
 /// Where a body goes.
 pub(crate) struct WriteTarget<'a> {
@@ -34,6 +36,20 @@ pub(crate) struct WriteTarget<'a> {
     pub head_len: usize,
     /// The upload and part number, when the body is a part.
     pub part_of: Option<(String, u32)>,
+    /// The cipher that encrypts the body (from its offset 0), if it is
+    /// stored encrypted.
+    pub cipher: Option<ChunkCipher>,
+}
+
+/// Where a body's (stored) bytes went so far.
+#[derive(Default)]
+struct Placed {
+    /// Kept for the head object.
+    head: BytesMut,
+    /// Waiting for a whole stripe.
+    pending: BytesMut,
+    /// Stripes written.
+    stripes: u64,
 }
 
 /// What the client declared of the body.
@@ -82,38 +98,36 @@ impl Engine {
         mut body: BodyStream,
     ) -> GatewayResult<Written> {
         let tag = unique_id();
-        let stripe_size = self.opts.stripe_size as usize;
         let mut md5 = Md5::new();
-        let mut head = BytesMut::new();
-        let mut pending = BytesMut::new();
-        let (mut stripes, mut size) = (0u64, 0u64);
+        let mut out = Placed::default();
+        let mut size = 0u64;
+        let mut encryptor = to.cipher.clone().map(Encryptor::new);
         let streamed = async {
             while let Some(piece) = body.next().await {
-                let mut piece = piece?;
+                let piece = piece?;
                 size += piece.len() as u64;
                 if size > self.opts.max_put_size {
                     return Err(GatewayError::EntityTooLarge);
                 }
                 md5.update(&piece);
-                if head.len() < to.head_len {
-                    let take = piece.len().min(to.head_len - head.len());
-                    head.extend_from_slice(&piece.split_to(take));
-                }
-                pending.extend_from_slice(&piece);
-                while pending.len() >= stripe_size {
-                    let data = pending.split_to(stripe_size).freeze();
-                    self.write_stripe(&to, &tag, stripes, data).await?;
-                    stripes += 1;
-                }
+                let piece = match &mut encryptor {
+                    Some(e) => e.push(&piece),
+                    None => piece,
+                };
+                self.place(&to, &tag, &mut out, piece).await?;
             }
-            if !pending.is_empty() {
-                let data = pending.split().freeze();
-                self.write_stripe(&to, &tag, stripes, data).await?;
-                stripes += 1;
+            if let Some(e) = encryptor.take() {
+                self.place(&to, &tag, &mut out, e.finish()).await?;
+            }
+            if !out.pending.is_empty() {
+                let data = out.pending.split().freeze();
+                self.write_stripe(&to, &tag, out.stripes, data).await?;
+                out.stripes += 1;
             }
             Ok(())
         }
         .await;
+        let (head, stripes) = (out.head, out.stripes);
         let digest = md5.finalize();
         let checked = streamed.and_then(|()| {
             if declared.content_length.is_some_and(|l| l != size) {
@@ -152,6 +166,29 @@ impl Engine {
         if stripes > 0 {
             self.delete_stripes(bucket_id, tag, Some(stripes)).await?;
             self.gc_forget(tag).await?;
+        }
+        Ok(())
+    }
+
+    /// Keeps the first bytes of `piece` for the head, and writes every
+    /// whole stripe the rest completes.
+    async fn place(
+        &self,
+        to: &WriteTarget<'_>,
+        tag: &str,
+        out: &mut Placed,
+        mut piece: Bytes,
+    ) -> GatewayResult<()> {
+        if out.head.len() < to.head_len {
+            let take = piece.len().min(to.head_len - out.head.len());
+            out.head.extend_from_slice(&piece.split_to(take));
+        }
+        out.pending.extend_from_slice(&piece);
+        let stripe_size = self.opts.stripe_size as usize;
+        while out.pending.len() >= stripe_size {
+            let data = out.pending.split_to(stripe_size).freeze();
+            self.write_stripe(to, tag, out.stripes, data).await?;
+            out.stripes += 1;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::acl::Acl;
 use crate::model::cors::CorsRule;
+use crate::model::crypt::BucketEncryption;
 use crate::model::layout;
 use crate::model::lifecycle::LifecycleRule;
 use crate::model::policy::BucketPolicy;
@@ -52,6 +53,9 @@ pub struct BucketInfo {
     /// Its lifecycle rules, if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Vec<LifecycleRule>>,
+    /// Its default encryption (PutBucketEncryption), if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<BucketEncryption>,
 }
 
 fn one_shard() -> u32 {

@@ -163,6 +163,17 @@ pub enum GatewayError {
         "your socket connection to the server was not read from or written to within the timeout period"
     )]
     RequestTimeout,
+    /// A customer key (SSE-C) other than the one the object or upload was
+    /// encrypted with.
+    #[error("the SSE-C key you provided does not match the key the object was encrypted with")]
+    SseKeyMismatch,
+    /// The bucket has no default encryption.
+    #[error("the server side encryption configuration was not found")]
+    NoSuchEncryptionConfiguration,
+    /// The operator has not configured what the request needs (a key
+    /// backend, a master key).
+    #[error("{0}")]
+    NotConfigured(String),
     /// Stored metadata could not be decoded.
     #[error("corrupt metadata: {0}")]
     Corrupt(String),

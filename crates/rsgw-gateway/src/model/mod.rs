@@ -9,6 +9,7 @@
 pub(crate) mod acl;
 pub(crate) mod bucket;
 pub(crate) mod cors;
+pub(crate) mod crypt;
 pub(crate) mod error;
 pub(crate) mod gc;
 pub(crate) mod ids;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::acl::Acl;
 use crate::model::bucket::BucketInfo;
+use crate::model::crypt::Sse;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
 
@@ -55,6 +56,9 @@ pub struct ObjectMeta {
     /// as long as this version is the key's current one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub upload_id: String,
+    /// How the data is encrypted at rest; `None`: in the clear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sse: Option<Sse>,
 }
 
 /// A run of data stored as stripes `<bucket id>.<tag>.<n>`.

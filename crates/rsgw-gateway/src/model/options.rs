@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::model::crypt::CryptOptions;
+
 /// Sizes and limits of the gateway layer.
 #[derive(Debug, Clone)]
 pub struct GatewayOptions {
@@ -46,6 +48,9 @@ pub struct GatewayOptions {
     /// How long a lifecycle pass's lease lasts unless renewed (a pass that
     /// died holds it this long).
     pub lc_lease: Duration,
+    /// Server-side encryption: the keys and whether plain HTTP may carry
+    /// encryption requests.
+    pub crypt: CryptOptions,
 }
 
 impl Default for GatewayOptions {
@@ -66,6 +71,7 @@ impl Default for GatewayOptions {
             lc_day_s: 86_400,
             lc_max_ops_per_s: 100,
             lc_lease: Duration::from_secs(60),
+            crypt: CryptOptions::default(),
         }
     }
 }

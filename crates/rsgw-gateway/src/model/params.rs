@@ -9,6 +9,7 @@ use bytes::Bytes;
 use futures::Stream;
 
 use crate::model::acl::Acl;
+use crate::model::crypt::{CustomerKey, SseRequest};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::object::ObjectMeta;
 use crate::model::upload::UploadInfo;
@@ -42,6 +43,8 @@ pub struct PutParams {
     pub if_none_match_any: bool,
     /// Extra verification of the body before the commit.
     pub check: Option<BodyCheck>,
+    /// The encryption asked for (none: the bucket's default, if any).
+    pub sse: Option<SseRequest>,
 }
 
 /// What a PUT produced.
@@ -86,6 +89,9 @@ pub struct GetParams {
     pub if_unmodified_since: Option<SystemTime>,
     /// HEAD: metadata only.
     pub head_only: bool,
+    /// The customer key of an SSE-C object (a copy's source's, for the
+    /// source).
+    pub sse_key: Option<CustomerKey>,
 }
 
 /// What a GET or HEAD found.
@@ -136,6 +142,8 @@ pub struct CompleteChecks {
     pub if_none_match_any: bool,
     /// `x-amz-mp-object-size`: the size the parts must make.
     pub object_size: Option<u64>,
+    /// The SSE-C key sent (not required): checked against the upload's.
+    pub sse_key: Option<CustomerKey>,
 }
 
 /// Which of a user's buckets ListBuckets lists.

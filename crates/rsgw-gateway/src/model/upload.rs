@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::acl::Acl;
+use crate::model::crypt::Sse;
 use crate::model::object::Tail;
 
 /// An upload in progress.
@@ -33,6 +34,10 @@ pub struct UploadInfo {
     /// Tags of the future object.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
+    /// How the parts are encrypted (each from its own offset 0); `None`:
+    /// in the clear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sse: Option<Sse>,
 }
 
 /// One uploaded part.

@@ -91,6 +91,7 @@ impl Gateway {
             tags: Default::default(),
             quota: Quota::default(),
             lifecycle: None,
+            encryption: None,
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

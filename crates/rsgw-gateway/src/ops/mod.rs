@@ -8,6 +8,7 @@
 
 pub(crate) mod buckets;
 pub(crate) mod cors;
+pub(crate) mod encryption;
 pub(crate) mod gateway;
 pub(crate) mod grants;
 pub(crate) mod lifecycle;

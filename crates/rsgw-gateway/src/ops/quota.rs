@@ -162,7 +162,8 @@ mod tests {
         let up = gw
             .create_multipart(&owner(), "mpu", "k", PutParams::default())
             .await
-            .expect("upload");
+            .expect("upload")
+            .upload_id;
         let rq = owner();
         let part = |n: u32, data: &'static [u8]| {
             gw.upload_part(
@@ -172,6 +173,7 @@ mod tests {
                 &up,
                 n,
                 Some(data.len() as u64),
+                None,
                 None,
                 None,
                 body(data, 4),

@@ -114,6 +114,10 @@ pub(crate) enum Access {
     GetBucketCors,
     /// PutBucketCors, DeleteBucketCors.
     PutBucketCors,
+    /// GetBucketEncryption.
+    GetBucketEncryption,
+    /// PutBucketEncryption, DeleteBucketEncryption.
+    PutBucketEncryption,
     /// GetBucketWebsite.
     GetBucketWebsite,
     /// PutBucketWebsite.
@@ -194,6 +198,8 @@ impl Access {
             Access::GetBucketPolicyStatus => (Action::GetBucketPolicyStatus, BucketOwner),
             Access::GetBucketCors => (Action::GetBucketCors, BucketOwner),
             Access::PutBucketCors => (Action::PutBucketCors, BucketOwner),
+            Access::GetBucketEncryption => (Action::GetEncryptionConfiguration, BucketOwner),
+            Access::PutBucketEncryption => (Action::PutEncryptionConfiguration, BucketOwner),
             Access::GetBucketWebsite => (Action::GetBucketWebsite, BucketOwner),
             Access::PutBucketWebsite => (Action::PutBucketWebsite, BucketOwner),
             Access::DeleteBucketWebsite => (Action::DeleteBucketWebsite, BucketOwner),

@@ -7,6 +7,7 @@
 pub(crate) mod acl;
 pub(crate) mod authz;
 pub(crate) mod cors;
+pub(crate) mod crypt;
 pub(crate) mod lifecycle;
 pub(crate) mod names;
 pub(crate) mod policy;

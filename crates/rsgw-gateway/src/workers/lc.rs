@@ -480,7 +480,8 @@ mod tests {
         let upload = gw
             .create_multipart(&owner(), "lcb", "big", PutParams::default())
             .await
-            .expect("upload");
+            .expect("upload")
+            .upload_id;
         let mut disabled = rule("off", "off/", &[]);
         disabled.enabled = false;
         let mut abort = rule("abort", "", &[]);

@@ -9,6 +9,7 @@ use super::acl::{grant_headers, header_acl};
 use super::put::stored_headers;
 use super::tagging::tagging_header;
 use super::{RsgwS3, only_null_version};
+use crate::crypt::{echo, sse_request, with_echo};
 use crate::dto::{etag, ts};
 use crate::error::to_s3;
 
@@ -42,7 +43,7 @@ pub(super) async fn copy_object(
             ));
         }
     };
-    let conditions = source_conditions!(i);
+    let conditions = source_conditions!(i, req.headers);
     let res = s3
         .gw
         .copy_object(
@@ -57,18 +58,23 @@ pub(super) async fn copy_object(
                 grant_headers!(i),
             )?,
             tags,
+            sse_request(&req.headers)?,
             conditions,
         )
         .await
         .map_err(to_s3)?;
-    Ok(S3Response::new(CopyObjectOutput {
+    let out = CopyObjectOutput {
         copy_object_result: Some(CopyObjectResult {
             e_tag: Some(etag(&res.meta.etag)),
             last_modified: Some(ts(res.meta.mtime)),
             ..Default::default()
         }),
         ..Default::default()
-    }))
+    };
+    Ok(S3Response::new(with_echo!(
+        out,
+        echo(res.meta.sse.as_ref())
+    )))
 }
 
 /// A copy's source, as bucket and key: a key of a bucket, in its only
@@ -91,10 +97,12 @@ pub(super) fn copy_source(s: &CopySource) -> S3Result<(&str, &str)> {
 }
 
 /// The conditions on a copy's source (`x-amz-copy-source-if-*`), from the
-/// typed fields every copying input shares (CopyObject, UploadPartCopy).
+/// typed fields every copying input shares (CopyObject, UploadPartCopy),
+/// and the source's SSE-C key (`x-amz-copy-source-server-side-encryption-customer-*`).
 macro_rules! source_conditions {
-    ($input:expr) => {
+    ($input:expr, $headers:expr) => {
         rsgw_gateway::GetParams {
+            sse_key: crate::crypt::customer_key(&$headers, crate::crypt::COPY_SOURCE_CUSTOMER)?,
             if_match: crate::dto::etag_list($input.copy_source_if_match),
             if_none_match: crate::dto::etag_list($input.copy_source_if_none_match),
             if_modified_since: $input

@@ -7,14 +7,16 @@ use s3s::{S3Request, S3Response, S3Result, s3_error};
 
 use super::{RsgwS3, only_null_version};
 use crate::checksums;
+use crate::crypt::{CUSTOMER, customer_key, echo, with_echo};
 use crate::dto::{etag, get_params, ts};
 use crate::error::to_s3;
 
 /// What a GetObject or HeadObject (inputs with the same fields) asks of the
 /// read: first the refusals (a version that does not exist, overrides
-/// from an anonymous requester), then its range or part and conditions.
+/// from an anonymous requester), then its range or part, conditions and
+/// the SSE-C key sent.
 macro_rules! read_params {
-    ($rq:ident, $i:ident, $head_only:expr) => {{
+    ($rq:ident, $i:ident, $headers:expr, $head_only:expr) => {{
         only_null_version($i.version_id.as_deref())?;
         no_anonymous_overrides(
             &$rq,
@@ -25,7 +27,7 @@ macro_rules! read_params {
                 || $i.response_cache_control.is_some()
                 || $i.response_expires.is_some(),
         )?;
-        with_part(
+        let mut params = with_part(
             get_params(
                 $i.range,
                 [$i.if_match, $i.if_none_match],
@@ -33,7 +35,9 @@ macro_rules! read_params {
                 $head_only,
             ),
             $i.part_number,
-        )?
+        )?;
+        params.sse_key = customer_key(&$headers, CUSTOMER)?;
+        params
     }};
 }
 
@@ -84,7 +88,7 @@ macro_rules! read_response {
             out.checksum_sha256 = c.checksum_sha256;
             out.checksum_crc64nvme = c.checksum_crc64nvme;
         }
-        let mut resp = S3Response::new(out);
+        let mut resp = S3Response::new(with_echo!(out, echo(m.sse.as_ref())));
         if let Some(exp) = response_expires($i.response_expires).or_else(|| h("expires"))
             && let Ok(v) = http::HeaderValue::from_str(&exp)
         {
@@ -103,7 +107,7 @@ pub(super) async fn get_object(
 ) -> S3Result<S3Response<GetObjectOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let params = read_params!(rq, i, false);
+    let params = read_params!(rq, i, req.headers, false);
     let res = s3
         .gw
         .get_object(&rq, &i.bucket, &i.key, params)
@@ -127,7 +131,7 @@ pub(super) async fn head_object(
 ) -> S3Result<S3Response<HeadObjectOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let params = read_params!(rq, i, true);
+    let params = read_params!(rq, i, req.headers, true);
     let res = s3
         .gw
         .get_object(&rq, &i.bucket, &i.key, params)

@@ -17,6 +17,7 @@ mod buckets;
 mod copy;
 mod cors;
 mod delete;
+mod encryption;
 mod get;
 mod lifecycle;
 mod list;
@@ -135,6 +136,10 @@ delegate! {
     cors::get_bucket_cors(GetBucketCorsInput) -> GetBucketCorsOutput;
     cors::put_bucket_cors(PutBucketCorsInput) -> PutBucketCorsOutput;
     cors::delete_bucket_cors(DeleteBucketCorsInput) -> DeleteBucketCorsOutput;
+
+    encryption::get_bucket_encryption(GetBucketEncryptionInput) -> GetBucketEncryptionOutput;
+    encryption::put_bucket_encryption(PutBucketEncryptionInput) -> PutBucketEncryptionOutput;
+    encryption::delete_bucket_encryption(DeleteBucketEncryptionInput) -> DeleteBucketEncryptionOutput;
 
     website::get_bucket_website(GetBucketWebsiteInput) -> GetBucketWebsiteOutput;
     website::put_bucket_website(PutBucketWebsiteInput) -> PutBucketWebsiteOutput;

@@ -14,6 +14,7 @@ use super::put::{
     write_if_none_match_any,
 };
 use crate::checksums;
+use crate::crypt::{CUSTOMER, customer_key, echo, echo_customer, with_echo};
 use crate::dto::{etag, ts};
 use crate::error::to_s3;
 use crate::limits::page_size;
@@ -25,17 +26,18 @@ pub(super) async fn create_multipart_upload(
     let rq = s3.requester(&req).await?;
     let i = req.input;
     let params = object_params!(i, req.headers);
-    let upload_id = s3
+    let up = s3
         .gw
         .create_multipart(&rq, &i.bucket, &i.key, params)
         .await
         .map_err(to_s3)?;
-    Ok(S3Response::new(CreateMultipartUploadOutput {
+    let out = CreateMultipartUploadOutput {
         bucket: Some(i.bucket),
         key: Some(i.key),
-        upload_id: Some(upload_id),
+        upload_id: Some(up.upload_id),
         ..Default::default()
-    }))
+    };
+    Ok(S3Response::new(with_echo!(out, echo(up.sse.as_ref()))))
 }
 
 pub(super) async fn upload_part(
@@ -47,6 +49,7 @@ pub(super) async fn upload_part(
     let checker = checker!(i, req)?;
     let (body, check) = checked_body(checker, i.body);
     let number = part_number(i.part_number)?;
+    let sse_key = customer_key(&req.headers, CUSTOMER)?;
     let part = s3
         .gw
         .upload_part(
@@ -58,15 +61,20 @@ pub(super) async fn upload_part(
             i.content_length.map(|l| l.max(0) as u64),
             content_md5(i.content_md5.as_ref(), &req.headers)?,
             check,
+            sse_key.as_ref(),
             body,
         )
         .await
         .map_err(to_s3)?;
-    Ok(S3Response::new(with_checksums!(
+    let out = with_checksums!(
         UploadPartOutput {
             e_tag: Some(etag(&part.etag)),
         },
         checksums::from_map(&part.checksums)
+    );
+    Ok(S3Response::new(with_echo!(
+        out,
+        echo_customer(sse_key.as_ref())
     )))
 }
 
@@ -83,7 +91,8 @@ pub(super) async fn upload_part_copy(
         .as_deref()
         .map(copy_source_range)
         .transpose()?;
-    let conditions = source_conditions!(i);
+    let conditions = source_conditions!(i, req.headers);
+    let sse_key = customer_key(&req.headers, CUSTOMER)?;
     let part = s3
         .gw
         .upload_part_copy(
@@ -96,17 +105,22 @@ pub(super) async fn upload_part_copy(
             src_key,
             range,
             conditions,
+            sse_key.as_ref(),
         )
         .await
         .map_err(to_s3)?;
-    Ok(S3Response::new(UploadPartCopyOutput {
+    let out = UploadPartCopyOutput {
         copy_part_result: Some(CopyPartResult {
             e_tag: Some(etag(&part.etag)),
             last_modified: Some(ts(part.mtime)),
             ..Default::default()
         }),
         ..Default::default()
-    }))
+    };
+    Ok(S3Response::new(with_echo!(
+        out,
+        echo_customer(sse_key.as_ref())
+    )))
 }
 
 /// The URL of the object a request names, as AWS gives it in
@@ -149,18 +163,26 @@ pub(super) async fn complete_multipart_upload(
         if_match: write_if_match(i.if_match),
         if_none_match_any: write_if_none_match_any(i.if_none_match)?,
         object_size: i.mpu_object_size.map(|s| s.max(0) as u64),
+        sse_key: customer_key(&req.headers, CUSTOMER)?,
     };
     let res = s3
         .gw
         .complete_multipart_checked(&rq, &i.bucket, &i.key, &i.upload_id, &parts, &checks)
         .await
         .map_err(to_s3)?;
-    Ok(S3Response::new(CompleteMultipartUploadOutput {
+    let out = CompleteMultipartUploadOutput {
         location: Some(location),
         bucket: Some(i.bucket),
         key: Some(i.key),
         e_tag: Some(etag(&res.meta.etag)),
         ..Default::default()
+    };
+    // S3's answer names no customer key here: only the other modes
+    let e = echo(res.meta.sse.as_ref());
+    Ok(S3Response::new(CompleteMultipartUploadOutput {
+        server_side_encryption: e.server_side_encryption,
+        ssekms_key_id: e.ssekms_key_id,
+        ..out
     }))
 }
 

@@ -2,9 +2,10 @@
 //! written as PutObject writes it, with the form's fields that s3s drops
 //! read from its tapped start (`crate::form`): `acl` (S3's name for the
 //! canned ACL field), `${filename}` in `key` (the file's name, as S3
-//! substitutes it), and the fields rsgw refuses as headers (encryption,
-//! object lock, grants, storage classes, website redirects; see
-//! `unhonoured`) or as a whole (`tagging`, an XML document).
+//! substitutes it), the encryption fields (as their headers), and the
+//! fields rsgw refuses as headers (object lock, grants, storage classes,
+//! website redirects; see `unhonoured`) or as a whole (`tagging`, an XML
+//! document).
 
 use s3s::dto::{ObjectCannedACL, PostObjectInput, PostObjectOutput, PutObjectInput};
 use s3s::{S3Request, S3Response, S3Result, s3_error};
@@ -36,6 +37,13 @@ pub(super) async fn post_object(
         }
     }
     unhonoured::refuse(S3Op::PutObject, None, &as_headers)?;
+    // encryption fields ask what the headers ask
+    let mut req = req;
+    for (k, v) in &as_headers {
+        if k.as_str().starts_with(crate::crypt::SSE) {
+            req.headers.insert(k.clone(), v.clone());
+        }
+    }
     let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v);
     if field("tagging").is_some() {
         return Err(s3_error!(
@@ -45,7 +53,6 @@ pub(super) async fn post_object(
     }
     let acl = field("acl").map(|a| ObjectCannedACL::from(a.clone()));
     // kept as sent, as PutObject keeps its Expires header
-    let mut req = req;
     if let Some(v) = field("expires").and_then(|v| http::HeaderValue::from_str(v).ok()) {
         req.headers.insert(http::header::EXPIRES, v);
     }

@@ -11,6 +11,7 @@ use s3s::{S3Request, S3Response, S3Result, s3_error};
 
 use super::RsgwS3;
 use crate::checksums::{self, Checker};
+use crate::crypt::{echo, with_echo};
 use crate::dto::etag;
 use crate::error::to_s3;
 
@@ -33,11 +34,15 @@ pub(super) async fn put_object(
         .put_object(&rq, &i.bucket, &i.key, params, body)
         .await
         .map_err(to_s3)?;
-    Ok(S3Response::new(with_checksums!(
+    let out = with_checksums!(
         PutObjectOutput {
             e_tag: Some(etag(&res.meta.etag)),
         },
         checksums::stored(&res.meta)
+    );
+    Ok(S3Response::new(with_echo!(
+        out,
+        echo(res.meta.sse.as_ref())
     )))
 }
 
@@ -60,9 +65,10 @@ macro_rules! with_checksums {
 pub(super) use with_checksums;
 
 /// What a write stores with its object (headers, `x-amz-meta-*`, tags,
-/// ACL; the rest of `PutParams` as by default), from the typed fields
-/// every input that makes an object shares (PutObject,
-/// CreateMultipartUpload); a malformed tag or ACL returns its error.
+/// ACL, the encryption its headers ask for; the rest of `PutParams` as by
+/// default), from the typed fields every input that makes an object
+/// shares (PutObject, CreateMultipartUpload); a malformed tag, ACL or
+/// encryption header returns its error.
 macro_rules! object_params {
     ($input:expr, $headers:expr) => {
         rsgw_gateway::PutParams {
@@ -73,6 +79,7 @@ macro_rules! object_params {
                 $input.acl.as_ref().map(ObjectCannedACL::as_str),
                 super::acl::grant_headers!($input),
             )?,
+            sse: crate::crypt::sse_request(&$headers)?,
             ..Default::default()
         }
     };

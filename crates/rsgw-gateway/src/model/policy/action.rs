@@ -46,6 +46,8 @@ actions! {
     GetBucketPolicyStatus = "s3:GetBucketPolicyStatus", false;
     GetBucketCors = "s3:GetBucketCORS", false;
     PutBucketCors = "s3:PutBucketCORS", false;
+    GetEncryptionConfiguration = "s3:GetEncryptionConfiguration", false;
+    PutEncryptionConfiguration = "s3:PutEncryptionConfiguration", false;
     GetBucketWebsite = "s3:GetBucketWebsite", false;
     PutBucketWebsite = "s3:PutBucketWebsite", false;
     DeleteBucketWebsite = "s3:DeleteBucketWebsite", false;

@@ -22,6 +22,7 @@ use crate::engine::commit::Swap;
 use crate::engine::omap::OmapWalk;
 use crate::engine::write::{Declared, WriteTarget};
 use crate::model::bucket::BucketInfo;
+use crate::model::crypt::{CustomerKey, Sse};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::{now_secs, unique_id};
 use crate::model::layout;
@@ -33,6 +34,7 @@ use crate::model::params::{
 use crate::model::upload::{PartInfo, SEP, UploadInfo, upload_index_key};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
+use crate::rules::crypt::{ChunkCipher, object_key};
 use crate::rules::names::validate_key;
 
 /// The part list of a completion, one entry per part number, quotes
@@ -67,14 +69,15 @@ fn multipart_etag<'a>(
 }
 
 impl Gateway {
-    /// Starts a multipart upload; returns its id.
+    /// Starts a multipart upload; returns its record (its id, the
+    /// encryption its parts get).
     pub async fn create_multipart(
         &self,
         rq: &Requester,
         bucket: &str,
         key: &str,
         params: PutParams,
-    ) -> GatewayResult<String> {
+    ) -> GatewayResult<UploadInfo> {
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         authorize(
@@ -83,6 +86,7 @@ impl Gateway {
             &Target::key(&info, key).requesting(&params.tags),
         )?;
         let acl = self.resolve_acl(params.acl).await?;
+        let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure)?;
         // the time first: a key's uploads list in the order they began, as
         // S3 lists them, and upload-id-marker resumes in that order
         let nanos = std::time::SystemTime::now()
@@ -90,7 +94,7 @@ impl Gateway {
             .map_or(0, |d| d.as_nanos() as u64);
         let upload_id = format!("2~{nanos:016x}{}", unique_id());
         let up = UploadInfo {
-            upload_id: upload_id.clone(),
+            upload_id,
             bucket: bucket.into(),
             bucket_id: info.id.clone(),
             key: key.into(),
@@ -100,21 +104,22 @@ impl Gateway {
             user_meta: params.user_meta,
             acl,
             tags: params.tags,
+            sse: sse.map(|(s, _)| s),
         };
         let data = Bytes::from(serde_json::to_vec(&up)?);
         self.store
             .write(
-                &layout::upload(&upload_id),
+                &layout::upload(&up.upload_id),
                 WriteOp::new().create_exclusive().write_full(data),
             )
             .await?;
         self.store
             .write(
                 &layout::upload_index(&info.id),
-                WriteOp::new().omap_set([(upload_index_key(key, &upload_id), Bytes::new())]),
+                WriteOp::new().omap_set([(upload_index_key(key, &up.upload_id), Bytes::new())]),
             )
             .await?;
-        Ok(upload_id)
+        Ok(up)
     }
 
     /// An upload in progress, for an `access` to it.
@@ -144,7 +149,8 @@ impl Gateway {
         Ok((info, up))
     }
 
-    /// Stores one part.
+    /// Stores one part; `sse_key` is the customer key of an SSE-C upload
+    /// (the one it was created with).
     #[allow(clippy::too_many_arguments)]
     pub async fn upload_part(
         &self,
@@ -156,6 +162,7 @@ impl Gateway {
         content_length: Option<u64>,
         content_md5: Option<Vec<u8>>,
         check: Option<BodyCheck>,
+        sse_key: Option<&CustomerKey>,
         body: BodyStream,
     ) -> GatewayResult<PartInfo> {
         if !(1..=MAX_PART_NUMBER).contains(&number) {
@@ -163,9 +170,11 @@ impl Gateway {
                 "part number must be an integer between 1 and {MAX_PART_NUMBER}"
             )));
         }
-        let (info, _) = self
+        let (info, up) = self
             .upload(rq, Access::WritePart, bucket, key, upload_id)
             .await?;
+        let cipher = object_key(up.sse.as_ref(), sse_key, &self.opts.crypt, rq.secure)?
+            .map(|k| ChunkCipher::new(&k));
         let w = self
             .write_body(
                 WriteTarget {
@@ -173,6 +182,7 @@ impl Gateway {
                     key,
                     head_len: 0,
                     part_of: Some((upload_id.into(), number)),
+                    cipher,
                 },
                 Declared {
                     content_length,
@@ -225,7 +235,8 @@ impl Gateway {
     /// authorization, and `conditions`: the `x-amz-copy-source-if-*`
     /// checks) and streamed into the part as UploadPart stores one. A range
     /// must lie within the object (`InvalidRange`), as S3 requires of
-    /// `x-amz-copy-source-range`.
+    /// `x-amz-copy-source-range`. The source's customer key, if any, is
+    /// in `conditions`; `sse_key` is the upload's.
     #[allow(clippy::too_many_arguments)]
     pub async fn upload_part_copy(
         &self,
@@ -238,6 +249,7 @@ impl Gateway {
         src_key: &str,
         range: Option<(u64, u64)>,
         conditions: GetParams,
+        sse_key: Option<&CustomerKey>,
     ) -> GatewayResult<PartInfo> {
         let src = self
             .read_copy_source(rq, src_bucket, src_key, range, conditions)
@@ -258,6 +270,7 @@ impl Gateway {
             Some(len),
             None,
             None,
+            sse_key,
             body,
         )
         .await
@@ -337,6 +350,14 @@ impl Gateway {
             }
             r => r?,
         };
+        if checks.sse_key.is_some() {
+            object_key(
+                up.sse.as_ref(),
+                checks.sse_key.as_ref(),
+                &self.opts.crypt,
+                rq.secure,
+            )?;
+        }
         let mut stored: BTreeMap<u32, PartInfo> = self
             .all_parts(upload_id)
             .await?
@@ -370,6 +391,10 @@ impl Gateway {
             tails: chosen.iter().map(|p| p.tail.clone()).collect(),
             checksums: BTreeMap::new(),
             upload_id: upload_id.into(),
+            sse: up.sse.clone().map(|sse| Sse {
+                parts: chosen.iter().map(|p| p.size).collect(),
+                ..sse
+            }),
         };
         if let Some(size) = checks.object_size
             && size != meta.size

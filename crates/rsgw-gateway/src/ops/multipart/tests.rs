@@ -18,6 +18,7 @@ async fn start(f: &Fixture, key: &str) -> String {
     f.gw.create_multipart(&owner(), "mpu", key, PutParams::default())
         .await
         .expect("create upload")
+        .upload_id
 }
 
 async fn part(f: &Fixture, key: &str, up: &str, n: u32, data: &[u8]) -> GatewayResult<PartInfo> {
@@ -28,6 +29,7 @@ async fn part(f: &Fixture, key: &str, up: &str, n: u32, data: &[u8]) -> GatewayR
         up,
         n,
         Some(data.len() as u64),
+        None,
         None,
         None,
         body(data, 5),
@@ -144,6 +146,7 @@ async fn parts_copied_from_objects() {
             "src",
             range,
             GetParams::default(),
+            None,
         )
     };
     let p1 = copy(1, Some((0, 9))).await.expect("range");
@@ -170,6 +173,7 @@ async fn parts_copied_from_objects() {
             "src",
             None,
             GetParams::default(),
+            None,
         )
         .await,
         Err(GatewayError::AccessDenied)
@@ -526,6 +530,7 @@ async fn failed_parts_store_nothing() {
             Some(7),
             None,
             None,
+            None,
             body(P2, 2),
         )
         .await;
@@ -539,6 +544,7 @@ async fn failed_parts_store_nothing() {
             1,
             None,
             Some(vec![0; 16]),
+            None,
             None,
             body(P2, 2),
         )
@@ -635,8 +641,19 @@ async fn uploads_belong_to_their_key() {
     ];
     for (what, bucket, key, id) in cases {
         let r =
-            f.gw.upload_part(&owner(), bucket, key, id, 1, None, None, None, body(P1, 6))
-                .await;
+            f.gw.upload_part(
+                &owner(),
+                bucket,
+                key,
+                id,
+                1,
+                None,
+                None,
+                None,
+                None,
+                body(P1, 6),
+            )
+            .await;
         assert!(
             matches!(r, Err(GatewayError::NoSuchUpload)),
             "{what}: {:?}",
@@ -645,8 +662,19 @@ async fn uploads_belong_to_their_key() {
     }
     let bob = Requester::user("bob");
     assert!(matches!(
-        f.gw.upload_part(&bob, "mpu", "k", &up, 1, None, None, None, body(P1, 6))
-            .await,
+        f.gw.upload_part(
+            &bob,
+            "mpu",
+            "k",
+            &up,
+            1,
+            None,
+            None,
+            None,
+            None,
+            body(P1, 6)
+        )
+        .await,
         Err(GatewayError::AccessDenied)
     ));
     assert!(matches!(
@@ -659,7 +687,8 @@ async fn uploads_belong_to_their_key() {
     let theirs =
         f.gw.create_multipart(&bob, "other", "k", PutParams::default())
             .await
-            .expect("create");
+            .expect("create")
+            .upload_id;
     for (who, ok) in [
         (&bob, true),
         (&owner(), true),

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::acl::Acl;
+use crate::model::crypt::SseRequest;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::params::{CopyMetadata, GetParams, GetResult, PutParams, PutResult, RangeSpec};
 use crate::ops::gateway::Gateway;
@@ -44,7 +45,9 @@ impl Gateway {
     /// Copies an object (within or across buckets), streaming its data
     /// through the gateway. `conditions` are the `x-amz-copy-source-if-*`
     /// checks on the source; `tags` replace the source's tags
-    /// (`x-amz-tagging-directive: REPLACE`), `None` copies them.
+    /// (`x-amz-tagging-directive: REPLACE`), `None` copies them; `sse` is
+    /// the copy's encryption (the source's customer key, if any, is in
+    /// `conditions`).
     #[allow(clippy::too_many_arguments)]
     pub async fn copy_object(
         &self,
@@ -56,9 +59,13 @@ impl Gateway {
         metadata: CopyMetadata,
         acl: Acl,
         tags: Option<BTreeMap<String, String>>,
+        sse: Option<SseRequest>,
         conditions: GetParams,
     ) -> GatewayResult<PutResult> {
-        if src_bucket == dst_bucket && src_key == dst_key && matches!(metadata, CopyMetadata::Copy)
+        if src_bucket == dst_bucket
+            && src_key == dst_key
+            && matches!(metadata, CopyMetadata::Copy)
+            && sse.is_none()
         {
             return Err(GatewayError::InvalidRequest(
                 "This copy request is illegal because it is trying to copy an object to itself \
@@ -80,6 +87,7 @@ impl Gateway {
             tags: tags.unwrap_or_else(|| src.meta.tags.clone()),
             acl,
             content_length: Some(src.meta.size),
+            sse,
             ..Default::default()
         };
         let body = src

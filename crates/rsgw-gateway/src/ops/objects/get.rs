@@ -1,5 +1,6 @@
 //! GetObject and HeadObject: one store read for an object of one chunk,
-//! none for one in the object cache.
+//! none for one in the object cache (which holds no encrypted object: an
+//! encrypted one is decrypted as it streams, `decrypted_stream`).
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -8,12 +9,14 @@ use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
 use crate::cache::objects::{Cached, CachedObject, Lookup, Ticket};
 use crate::engine::heads::Marked;
 use crate::model::bucket::BucketInfo;
+use crate::model::crypt::{Key, Sse};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
 use crate::model::object::{ObjectMeta, parse_meta};
 use crate::model::params::{BodyStream, GetParams, GetResult, RangeSpec};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, missing_key};
+use crate::rules::crypt::{ChunkCipher, Decryptor, object_key, plan};
 use crate::rules::names::validate_key;
 use crate::rules::preconditions::{check_conditions, resolve_range};
 
@@ -32,7 +35,7 @@ impl Gateway {
         let mut ticket = match self.objects.lookup(&head.name) {
             Lookup::Hit(c) => {
                 self.authorize_get(rq, &info, key, &c.meta)?;
-                return self.answer_get(&info, params, c.meta.clone(), c.data.clone());
+                return self.answer_get(rq, &info, params, c.meta.clone(), c.data.clone());
             }
             Lookup::Miss(t) => Some(t),
             Lookup::Off => None,
@@ -72,6 +75,7 @@ impl Gateway {
         if let Some(t) = ticket
             && !params.head_only
             && meta.tails.is_empty()
+            && meta.sse.is_none()
             && data.len() as u64 == meta.size
             && self.objects.fits(meta.size)
             && self.objects.wanted(&head.name)
@@ -98,7 +102,7 @@ impl Gateway {
                 _ => fill.await,
             }
         }
-        self.answer_get(&info, params, meta, data)
+        self.answer_get(rq, &info, params, meta, data)
     }
 
     /// A GET or HEAD of a whole object answered from memory alone: the
@@ -157,14 +161,22 @@ impl Gateway {
     }
 
     /// A GET's or HEAD's answer from an authorized object's metadata and
-    /// head data: conditions, range, and the body.
+    /// head data: the key of an encrypted object, conditions, range, and
+    /// the body (decrypted).
     fn answer_get(
         &self,
+        rq: &Requester,
         info: &BucketInfo,
         params: GetParams,
         meta: ObjectMeta,
         head_data: Bytes,
     ) -> GatewayResult<GetResult> {
+        let key = object_key(
+            meta.sse.as_ref(),
+            params.sse_key.as_ref(),
+            &self.opts.crypt,
+            rq.secure,
+        )?;
         check_conditions(&params, &meta)?;
         let range = match params.range {
             Some(spec) => resolve_range(spec, &meta)?,
@@ -183,18 +195,74 @@ impl Gateway {
             });
         }
         let (start, end) = range.unwrap_or((0, meta.size));
-        let head_part = if start < head_data.len() as u64 {
-            head_data.slice(start as usize..end.min(head_data.len() as u64) as usize)
-        } else {
-            Bytes::new()
+        let body = match (key, &meta.sse) {
+            (Some(key), Some(sse)) => {
+                self.decrypted_stream(&info.id, &meta, sse, &key, &head_data, start, end)
+            }
+            _ => self.stored_stream(&info.id, &meta, &head_data, start, end),
         };
-        let body = self.stripe_stream(&info.id, &meta, head_part, start, end);
         Ok(GetResult {
             meta,
             range,
             parts_count,
             body: Some(body),
         })
+    }
+
+    /// The stored bytes `start..end`: from the head data read, then the
+    /// stripes'.
+    fn stored_stream(
+        &self,
+        bucket_id: &str,
+        meta: &ObjectMeta,
+        head_data: &Bytes,
+        start: u64,
+        end: u64,
+    ) -> BodyStream {
+        let head_part = if start < head_data.len() as u64 {
+            head_data.slice(start as usize..end.min(head_data.len() as u64) as usize)
+        } else {
+            Bytes::new()
+        };
+        self.stripe_stream(bucket_id, meta, head_part, start, end)
+    }
+
+    /// The plaintext bytes `start..end` of an object encrypted as `sse`
+    /// says: for each segment (part) they touch, its whole chunks around
+    /// them read and decrypted with `key` (`rules::crypt::plan`), the
+    /// rest dropped.
+    #[allow(clippy::too_many_arguments)]
+    fn decrypted_stream(
+        &self,
+        bucket_id: &str,
+        meta: &ObjectMeta,
+        sse: &Sse,
+        key: &Key,
+        head_data: &Bytes,
+        start: u64,
+        end: u64,
+    ) -> BodyStream {
+        let cipher = ChunkCipher::new(key);
+        let pieces = plan(&sse.segments(meta.size), start, end);
+        let streams: Vec<_> = pieces
+            .into_iter()
+            .map(|p| {
+                let stored = self.stored_stream(
+                    bucket_id,
+                    meta,
+                    head_data,
+                    p.seg_start + p.from,
+                    p.seg_start + p.to,
+                );
+                let mut d = Decryptor::new(cipher.clone(), &p);
+                let plain = stored.map(move |r| r.map(|c| d.push(&c)));
+                plain.filter(|r| {
+                    let keep = !matches!(r, Ok(b) if b.is_empty());
+                    async move { keep }
+                })
+            })
+            .collect();
+        Box::pin(futures::stream::iter(streams).flatten())
     }
 
     /// The head's part, then the overlapping part of each stripe of each

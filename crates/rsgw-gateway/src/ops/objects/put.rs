@@ -10,6 +10,7 @@ use crate::model::object::{ObjectMeta, Tail};
 use crate::model::params::{BodyStream, PutParams, PutResult};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
+use crate::rules::crypt::ChunkCipher;
 use crate::rules::names::validate_key;
 use crate::rules::preconditions::check_put_conditions;
 
@@ -37,6 +38,7 @@ impl Gateway {
         {
             return Err(GatewayError::EntityTooLarge);
         }
+        let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure)?;
         let head_id = layout::head(&info.id, key);
         if params.if_match.is_some() || params.if_none_match_any {
             let cur = self.head_meta(&head_id).await?;
@@ -49,6 +51,7 @@ impl Gateway {
                     key,
                     head_len: self.opts.chunk_size as usize,
                     part_of: None,
+                    cipher: sse.as_ref().map(|(_, k)| ChunkCipher::new(k)),
                 },
                 Declared {
                     content_length: params.content_length,
@@ -80,6 +83,7 @@ impl Gateway {
             },
             checksums: w.checksums,
             upload_id: String::new(),
+            sse: sse.map(|(s, _)| s),
         };
         let swap = Swap::Head {
             data: w.head,

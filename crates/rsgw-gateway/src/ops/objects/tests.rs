@@ -581,6 +581,7 @@ async fn copies() {
                 md,
                 CannedAcl::Private.into(),
                 None,
+                None,
                 cond,
             )
             .await

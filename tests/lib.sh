@@ -94,7 +94,7 @@ rsgw_start() { # NAME [options] [-- serve args...]
   local -a unset_env=()
   local v
   for v in $(compgen -e); do
-    [[ $v =~ ^RSGW_(FRONTEND|POOL|CPU|S3|STORE)_ ]] && unset_env+=(-u "$v")
+    [[ $v =~ ^RSGW_(FRONTEND|POOL|CPU|S3|STORE|CRYPT)_ ]] && unset_env+=(-u "$v")
   done
   env "${unset_env[@]}" "$RSGW" serve -c "$cfg" "${serve_args[@]}" </dev/null >/dev/null 2>"$log" &
   RSGW_PID[$name]=$!

@@ -70,9 +70,18 @@ trap cleanup EXIT
 ALICE_AK=ALICEACCESSKEY000001 ALICE_SK=alicesecretkey0000000000000000000000001
 BOB_AK=BOBACCESSKEY00000001 BOB_SK=bobsecretkey00000000000000000000000001
 users=(--user "alice:Alice:$ALICE_AK:$ALICE_SK" --user "bob:Bob:$BOB_AK:$BOB_SK")
-s3=(--toml '[s3]
-dns_names = ["s3.test"]
-website_dns_names = ["web.test"]')
+# encryption keys in radosgw's testing form, the same on every target
+# (tests/s3/test_encryption.py); plain HTTP may carry them here
+KMS_KEYS="testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGguY29uZgo= testkey-2=aWIKTWFrZWZpbGUKbWFuCm91dApzcmMKVGVzdGluZwo="
+SSE_S3_KEY=c3NlLXMzIG1hc3RlciBrZXkgb2YgdGhlIHRlc3RzISE=
+s3=(--toml "[s3]
+dns_names = [\"s3.test\"]
+website_dns_names = [\"web.test\"]
+[crypt]
+require_ssl = false
+kms_keys = \"$KMS_KEYS\"
+kms_default_key = \"testkey-1\"
+sse_s3_key = \"$SSE_S3_KEY\"")
 targets="" configs=""
 
 rsgw_start rsgw-local --backend local "${s3[@]}" "${users[@]}"
@@ -89,7 +98,9 @@ fi
 if [[ $CEPH_CONF != - && ${RSGW_TEST_RADOSGW:-yes} != no ]]; then
   rgw_port=$(rsgw_free_port)
   rgw=1
-  RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test RGW_WEBSITE_DNS_NAME=web.test "$here/../scripts/ceph-micro" rgw >/dev/null
+  RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test RGW_WEBSITE_DNS_NAME=web.test \
+    RGW_ARGS="--rgw-crypt-require-ssl=false --rgw-crypt-s3-kms-backend=testing --rgw-crypt-s3-kms-encryption-keys=${KMS_KEYS// /,}" \
+    "$here/../scripts/ceph-micro" rgw >/dev/null
   rgw_user() { # uid name access secret (e-mail: uid@example.com, as rsgw's)
     if radosgw-admin user info --uid="$1" >/dev/null 2>&1; then
       radosgw-admin user modify --uid="$1" --email="$1@example.com" >/dev/null
@@ -104,7 +115,7 @@ if [[ $CEPH_CONF != - && ${RSGW_TEST_RADOSGW:-yes} != no ]]; then
 fi
 [[ $CEPH_CONF != - ]] || unset CEPH_CONF
 
-export S3_TARGETS=$targets RSGW_CONFIGS=$configs RSGW_BIN=$RSGW ALICE_AK ALICE_SK BOB_AK BOB_SK
+export S3_TARGETS=$targets RSGW_CONFIGS=$configs RSGW_BIN=$RSGW ALICE_AK ALICE_SK BOB_AK BOB_SK KMS_KEYS
 echo "targets: $S3_TARGETS"
 echo "python: $(command -v python3) ($(python3 -c 'import boto3, pytest; print("boto3", boto3.__version__, "pytest", pytest.__version__)'))"
 cd "$here"

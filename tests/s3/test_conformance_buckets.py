@@ -715,17 +715,14 @@ def test_listing_max_keys_and_encoding_type(t, four):
         assert _err(t, "GET", _path(_new_name(), *flags)) == (404, "NoSuchBucket"), name
 
 
-# Bucket subresources rsgw does not implement (website and tagging it
-# does: tests/s3/test_website.py, tests/s3/test_bucket_tagging.py)
+# Bucket subresources rsgw does not implement (website, tagging and
+# encryption it does: tests/s3/test_website.py, test_bucket_tagging.py,
+# test_encryption.py)
 
 SUBRESOURCES = {
     # subresource: (get, put and its arguments, delete or None)
     "versioning": ("get_bucket_versioning", "put_bucket_versioning",
                    dict(VersioningConfiguration={"Status": "Enabled"}), None),
-    "encryption": ("get_bucket_encryption", "put_bucket_encryption",
-                   dict(ServerSideEncryptionConfiguration={"Rules": [
-                       {"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]}),
-                   "delete_bucket_encryption"),
     "logging": ("get_bucket_logging", "put_bucket_logging", dict(BucketLoggingStatus={}), None),
     "notification": ("get_bucket_notification_configuration", "put_bucket_notification_configuration",
                      dict(NotificationConfiguration={}), None),
@@ -769,7 +766,6 @@ LISTED = OK  # radosgw answers the GET with a ListObjects listing
 # radosgw (Pacific)'s answers to GET, then PUT, of each subresource
 RADOSGW_SUBRESOURCES = {
     "versioning": (OK, OK),
-    "encryption": (LISTED, (400, "InvalidArgument")),  # the PUT is a CreateBucket with a bad body
     "logging": (OK, (405, "MethodNotAllowed")),
     "notification": (OK, (400, "MalformedXML")),
     "replication": (OK, (405, "MethodNotAllowed")),
@@ -810,7 +806,7 @@ def test_unimplemented_bucket_subresources(t, bucket):
 NO_DELETE = ["versioning", "logging", "notification", "object-lock", "requestPayment", "accelerate"]
 # the subresources with a DELETE that rsgw implements: nothing set, nothing to delete
 IMPLEMENTED_DELETES = {"website": ((204, None), True), "tagging": ((204, None), True),
-                       "lifecycle": ((204, None), True)}
+                       "lifecycle": ((204, None), True), "encryption": ((204, None), True)}
 RADOSGW_DELETES = {
     # subresource: (status, code), whether the bucket is left
     "versioning": ((204, None), False), "logging": ((405, "MethodNotAllowed"), True),

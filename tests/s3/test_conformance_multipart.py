@@ -387,10 +387,12 @@ def test_upload_part_checksum(t, mp_bucket):
     assert [p["PartNumber"] for p in t.alice.list_parts(Bucket=mp_bucket, Key="crc", UploadId=uid)["Parts"]] == [1]
 
 
-def test_sse_c_on_parts_is_refused(t, mp_bucket):
-    # rsgw refuses every SSE header (501 NotImplemented, docs/s3.md);
-    # radosgw (Pacific) over plain HTTP stores a part sent with SSE-C
-    # headers, and copies one with x-amz-copy-source-server-side-encryption-*
+def test_sse_c_on_parts_of_a_clear_upload(t, mp_bucket):
+    # a key for an upload begun without encryption, or for a copy source
+    # stored in the clear: rsgw 400 InvalidRequest (AWS's "encryption
+    # parameters are not applicable"), nothing stored; radosgw (Pacific)
+    # stores a part sent with SSE-C headers, and copies one with
+    # x-amz-copy-source-server-side-encryption-* (docs/s3.md)
     t.alice.put_object(Bucket=mp_bucket, Key="sse-src", Body=b"source")
     uid = t.alice.create_multipart_upload(Bucket=mp_bucket, Key="sse")["UploadId"]
     sse = dict(SSECustomerAlgorithm="AES256", SSECustomerKey="k" * 32)
@@ -402,7 +404,7 @@ def test_sse_c_on_parts_is_refused(t, mp_bucket):
             call(Bucket=mp_bucket, Key="sse", UploadId=uid, **kw)
             continue
         code, status, _ = error_of(call, Bucket=mp_bucket, Key="sse", UploadId=uid, **kw)
-        assert (code, status) == ("NotImplemented", 501), call
+        assert (code, status) == ("InvalidRequest", 400), call
     parts = t.alice.list_parts(Bucket=mp_bucket, Key="sse", UploadId=uid).get("Parts", [])
     assert len(parts) == (2 if t.is_radosgw else 0)
 

@@ -224,7 +224,7 @@ def test_unsupported_apis_are_not_retried(t, bucket, rsgw_only):
         lambda: client.get_bucket_logging(Bucket=bucket),
         lambda: client.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"}),
         lambda: client.get_bucket_replication(Bucket=bucket),
-        lambda: client.get_bucket_encryption(Bucket=bucket),
+        lambda: client.get_bucket_ownership_controls(Bucket=bucket),
     ]
     for call in calls:
         started = time.monotonic()

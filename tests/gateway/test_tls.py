@@ -335,3 +335,46 @@ def test_forwarded_headers_only_from_trusted_proxies(t, gateway):
     log = other.log_text()
     assert "client=127.0.0.1 secure=false" in log, log[-2000:]
     assert "198.51.100.7" not in log and "2001:db8::7" not in log
+
+
+def test_customer_keys_only_over_tls(t, gateway, tmp_path):
+    """crypt.require_ssl (rgw_crypt_require_ssl, on by default): a
+    customer key (SSE-C) or an SSE-KMS request over plain HTTP is refused
+    (400 InvalidRequest, nothing stored), the same over HTTPS served; SSE-S3
+    sends no key and is served over both."""
+    if t.name != "rsgw-local":
+        pytest.skip("the TLS layer is the frontend's; one backend is enough")
+    cert, key = make_cert(tmp_path, "server", "rsgw-crypt")
+    port = free_port()
+    g = gateway("crypt-tls", f'ssl_endpoints = ["127.0.0.1:{port}"]\nssl_certificate = "{cert}"\n'
+                             f'ssl_private_key = "{key}"',
+                sections="[crypt]\nrequire_ssl = true\n")
+    cfg = botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"},
+                                 retries={"total_max_attempts": 1})
+    https, http = (boto3.client("s3", endpoint_url=url, region_name="us-east-1", verify=str(cert), config=cfg,
+                                aws_access_key_id=os.environ["ALICE_AK"],
+                                aws_secret_access_key=os.environ["ALICE_SK"])
+                   for url in (f"https://127.0.0.1:{port}", g.url))
+    b = f"crypt-{uuid.uuid4().hex[:12]}"
+    http.create_bucket(Bucket=b)
+    ssec = {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": b"k" * 32}
+    kms = {"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "testkey-1"}
+    for kw in (ssec, kms):
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            http.put_object(Bucket=b, Key="refused", Body=b"secret", **kw)
+        err = e.value.response
+        assert (err["Error"]["Code"], err["ResponseMetadata"]["HTTPStatusCode"]) == ("InvalidRequest", 400), kw
+        assert "secure connection" in err["Error"]["Message"]
+    assert "Contents" not in http.list_objects_v2(Bucket=b)
+    https.put_object(Bucket=b, Key="c", Body=b"secret", **ssec)
+    assert https.get_object(Bucket=b, Key="c", **ssec)["Body"].read() == b"secret"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        http.get_object(Bucket=b, Key="c", **ssec)
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    https.put_object(Bucket=b, Key="k", Body=b"kms", **kms)
+    http.put_object(Bucket=b, Key="s", Body=b"s3", ServerSideEncryption="AES256")
+    assert http.get_object(Bucket=b, Key="k")["Body"].read() == b"kms"
+    assert http.get_object(Bucket=b, Key="s")["Body"].read() == b"s3"
+    for k in ("c", "k", "s"):
+        http.delete_object(Bucket=b, Key=k)
+    http.delete_bucket(Bucket=b)

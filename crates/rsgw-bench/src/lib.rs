@@ -11,6 +11,7 @@ pub mod http;
 pub mod lad;
 pub mod s3;
 pub mod sign;
+pub mod sse;
 pub mod stats;
 pub mod sweep;
 pub mod tls;

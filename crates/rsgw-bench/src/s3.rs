@@ -17,6 +17,7 @@ use crate::cosbench::{
 };
 use crate::http::{self, Connector, Failure, Stream};
 use crate::sign::{self, Credentials};
+use crate::sse::{ObjectHeaders, Sse};
 use crate::tls::TlsArgs;
 
 /// `rsgw bench s3` flags.
@@ -98,6 +99,12 @@ pub struct S3Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Server-side encryption of every object written and read: `c`
+    /// (SSE-C with the bench's own key, sent on writes and reads), `s3`
+    /// (SSE-S3), `kms` or `kms:KEY-ID` (SSE-KMS, the gateway's default key
+    /// or that one): what encryption costs, with the load otherwise the same.
+    #[arg(long, value_name = "c|s3|kms[:KEY-ID]")]
+    pub sse: Option<Sse>,
     /// TLS, for https:// endpoints.
     #[command(flatten)]
     pub tls: TlsArgs,
@@ -221,6 +228,8 @@ pub(crate) struct Client {
     connector: Connector,
     host_header: String,
     creds: Arc<Credentials>,
+    /// What object writes and reads send besides the signature.
+    object: Arc<ObjectHeaders>,
     stream: Option<Stream>,
     buf: Vec<u8>,
 }
@@ -244,6 +253,7 @@ impl Client {
             connector: Connector::new(&target, config.as_ref(), true)?,
             host_header: target.host_header(),
             creds,
+            object: Arc::default(),
             stream: None,
             buf: Vec::with_capacity(64 * 1024),
         })
@@ -255,9 +265,46 @@ impl Client {
             connector: self.connector.clone(),
             host_header: self.host_header.clone(),
             creds: self.creds.clone(),
+            object: self.object.clone(),
             stream: None,
             buf: Vec::with_capacity(64 * 1024),
         }
+    }
+
+    /// The same client, sending `object` with object writes and reads.
+    pub(crate) fn with_object_headers(mut self, object: Arc<ObjectHeaders>) -> Self {
+        self.object = object;
+        self
+    }
+
+    /// A PutObject of `body`; returns the status.
+    async fn put_object(&mut self, path: &str, body: &[u8]) -> Result<u16, String> {
+        let object = self.object.clone();
+        let amz: Vec<(&str, &str)> = object
+            .write
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let (status, _) = self
+            .request_with("PUT", path, &[], &amz, body, None)
+            .await?;
+        Ok(status)
+    }
+
+    /// A GetObject; returns the status and body bytes received, the body
+    /// appended to `keep` if given.
+    async fn get_object(
+        &mut self,
+        path: &str,
+        keep: Option<&mut Vec<u8>>,
+    ) -> Result<(u16, u64), String> {
+        let object = self.object.clone();
+        let amz: Vec<(&str, &str)> = object
+            .read
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        self.request_with("GET", path, &[], &amz, &[], keep).await
     }
 
     /// Sends a signed request; returns the status and body bytes received.
@@ -518,12 +565,12 @@ async fn one(
     }
     match kind {
         OpKind::Read => {
-            let (status, len) = client.send("GET", &path, &[]).await?;
+            let (status, len) = client.get_object(&path, None).await?;
             ok_status(status, &[]).map(|()| len)
         }
         OpKind::Write => {
             let body = &payload[..(size as usize).min(payload.len())];
-            let (status, _) = client.send("PUT", &path, body).await?;
+            let status = client.put_object(&path, body).await?;
             ok_status(status, &[]).map(|()| body.len() as u64)
         }
         OpKind::Delete => {
@@ -547,9 +594,7 @@ async fn one_verified(
         OpKind::Read => {
             let floor = slot.acked.load(Ordering::Acquire);
             let mut body = Vec::new();
-            let (status, len) = client
-                .request("GET", path, &[], &[], Some(&mut body))
-                .await?;
+            let (status, len) = client.get_object(path, Some(&mut body)).await?;
             ok_status(status, &[])?;
             v.checked.fetch_add(1, Ordering::Relaxed);
             let got = Verify::version_in(&body);
@@ -568,7 +613,7 @@ async fn one_verified(
             let stamp = Verify::stamp(version);
             let n = STAMP.min(body.len());
             body[..n].copy_from_slice(&stamp[..n]);
-            let (status, _) = client.send("PUT", path, &body).await?;
+            let status = client.put_object(path, &body).await?;
             ok_status(status, &[])?;
             slot.acked.fetch_max(version, Ordering::AcqRel);
             Ok(body.len() as u64)
@@ -902,11 +947,15 @@ pub fn run_workload(
             .ok_or("no secret key: give --secret-key")?,
         region: args.region.clone(),
     });
+    let object = Arc::new(ObjectHeaders::for_sse(args.sse.as_ref()));
     let clients = endpoint
         .split(',')
         .map(str::trim)
         .filter(|e| !e.is_empty())
-        .map(|e| Client::with_tls(e, creds.clone(), &args.tls))
+        .map(|e| {
+            Client::with_tls(e, creds.clone(), &args.tls)
+                .map(|c| c.with_object_headers(object.clone()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if clients.is_empty() {
         return Err("the endpoint is empty".into());

@@ -462,6 +462,7 @@ impl Context {
             quiet: true,
             json: false,
             tls: TlsArgs::default(),
+            sse: None,
         }
     }
 
@@ -557,6 +558,7 @@ impl Work {
                         quiet: true,
                         json: false,
                         tls: TlsArgs::default(),
+                        sse: None,
                     },
                     mix,
                 )?

@@ -642,6 +642,7 @@ fn s3_args(args: &SweepArgs, endpoints: &[String]) -> S3Args {
         quiet: true,
         json: false,
         tls: TlsArgs::default(),
+        sse: None,
     }
 }
 

@@ -26,6 +26,8 @@ use crate::model::error::{GatewayError, GatewayResult};
 /// Bytes encrypted on their own.
 pub(crate) const CHUNK: u64 = 4096;
 const BLOCK: usize = 16;
+/// Chunks encrypted side by side: the blocks AES-NI takes at once.
+const PAR: usize = 8;
 /// radosgw's base IV.
 const IV: [u8; BLOCK] = *b"aes256iv_ctr1337";
 
@@ -62,39 +64,103 @@ impl ChunkCipher {
 
     fn transform(&self, offset: u64, data: &mut [u8], encrypt: bool) {
         debug_assert_eq!(offset % CHUNK, 0, "a chunk's start");
-        for (i, chunk) in data.chunks_mut(CHUNK as usize).enumerate() {
-            self.chunk(offset + i as u64 * CHUNK, chunk, encrypt);
+        if !encrypt {
+            for (i, chunk) in data.chunks_mut(CHUNK as usize).enumerate() {
+                self.decrypt_chunk(offset + i as u64 * CHUNK, chunk);
+            }
+            return;
+        }
+        // CBC encryption is a chain within a chunk, but chunks are
+        // independent: whole chunks go PAR at a time, their chains
+        // advancing together, so that AES runs on PAR blocks per call
+        let whole = data.len() / CHUNK as usize * CHUNK as usize;
+        let (full, rest) = data.split_at_mut(whole);
+        let mut at = offset;
+        for group in full.chunks_mut(CHUNK as usize * PAR) {
+            self.encrypt_group(at, group);
+            at += group.len() as u64;
+        }
+        if !rest.is_empty() {
+            self.encrypt_chunk(at, rest);
         }
     }
 
-    /// One chunk at stream offset `at`.
-    fn chunk(&self, at: u64, chunk: &mut [u8], encrypt: bool) {
+    /// Encrypts up to [`PAR`] whole chunks starting at stream offset `at`.
+    fn encrypt_group(&self, at: u64, group: &mut [u8]) {
+        const CHUNK_LEN: usize = CHUNK as usize;
+        let n = group.len() / CHUNK_LEN;
+        let mut prev = [[0u8; BLOCK]; PAR];
+        for (k, p) in prev.iter_mut().enumerate().take(n) {
+            *p = iv(at + (k * CHUNK_LEN) as u64);
+        }
+        let mut blocks = [Array::from([0u8; BLOCK]); PAR];
+        for j in (0..CHUNK_LEN).step_by(BLOCK) {
+            for k in 0..n {
+                let b = &group[k * CHUNK_LEN + j..][..BLOCK];
+                for ((out, x), y) in blocks[k].iter_mut().zip(b).zip(&prev[k]) {
+                    *out = x ^ y;
+                }
+            }
+            self.aes.encrypt_blocks(&mut blocks[..n]);
+            for k in 0..n {
+                group[k * CHUNK_LEN + j..][..BLOCK].copy_from_slice(&blocks[k]);
+                prev[k] = blocks[k].into();
+            }
+        }
+    }
+
+    /// Encrypts one chunk (the last, short one) block after block.
+    fn encrypt_chunk(&self, at: u64, chunk: &mut [u8]) {
         let (blocks, rest) = chunk.split_at_mut(chunk.len() / BLOCK * BLOCK);
         let mut prev = iv(at);
         for b in blocks.chunks_exact_mut(BLOCK) {
             let b: &mut [u8; BLOCK] = b.try_into().expect("a whole block");
-            if encrypt {
-                xor(b, &prev);
-                self.encrypt_block(b);
-                prev = *b;
-            } else {
-                let c = *b;
-                let mut a = Array::from(*b);
-                self.aes.decrypt_block(&mut a);
-                *b = a.into();
-                xor(b, &prev);
-                prev = c;
+            xor(b, &prev);
+            self.encrypt_block(b);
+            prev = *b;
+        }
+        self.pad_rest(prev, rest);
+    }
+
+    /// Decrypts one chunk; its whole blocks all at once (CBC decryption
+    /// needs no chain: each block is XORed with the ciphertext before it).
+    fn decrypt_chunk(&self, at: u64, chunk: &mut [u8]) {
+        let whole = chunk.len() / BLOCK * BLOCK;
+        let (blocks, rest) = chunk.split_at_mut(whole);
+        let last = if whole > 0 {
+            blocks[whole - BLOCK..]
+                .try_into()
+                .expect("the last whole block")
+        } else {
+            iv(at)
+        };
+        self.pad_rest(last, rest);
+        let mut cipher = [0u8; CHUNK as usize];
+        cipher[..whole].copy_from_slice(blocks);
+        let (arr, _) = Array::slice_as_chunks_mut(blocks);
+        self.aes.decrypt_blocks(arr);
+        if whole > 0 {
+            let (first, others) = blocks.split_at_mut(BLOCK);
+            for (d, c) in first.iter_mut().zip(iv(at)) {
+                *d ^= c;
+            }
+            for (d, c) in others.iter_mut().zip(&cipher[..whole - BLOCK]) {
+                *d ^= c;
             }
         }
-        if !rest.is_empty() {
-            // the last ciphertext block, or the IV of the chunk's offset
-            // where it has no whole block (`prev` holds either), encrypted
-            // with an IV of 0
-            let mut pad = prev;
-            self.encrypt_block(&mut pad);
-            for (d, p) in rest.iter_mut().zip(pad) {
-                *d ^= p;
-            }
+    }
+
+    /// The bytes after a chunk's last whole block: XORed with `last` (its
+    /// last ciphertext block, or the IV of the chunk's offset where it has
+    /// no whole block) encrypted with an IV of 0, as radosgw does.
+    fn pad_rest(&self, last: [u8; BLOCK], rest: &mut [u8]) {
+        if rest.is_empty() {
+            return;
+        }
+        let mut pad = last;
+        self.encrypt_block(&mut pad);
+        for (d, p) in rest.iter_mut().zip(pad) {
+            *d ^= p;
         }
     }
 }
@@ -325,19 +391,33 @@ impl Decryptor {
         }
     }
 
-    /// Takes ciphertext; returns the plaintext it completes.
-    pub(crate) fn push(&mut self, data: &[u8]) -> Bytes {
-        self.pending.extend_from_slice(data);
+    /// Takes ciphertext; returns the plaintext it completes. A piece that
+    /// needs no buffering (whole chunks, or the piece's end) and that
+    /// nothing else holds is decrypted where it lies, uncopied.
+    pub(crate) fn push(&mut self, data: Bytes) -> Bytes {
+        let len = data.len() as u64;
+        let whole = len.is_multiple_of(CHUNK) || self.offset + len >= self.end;
+        let data = if self.pending.is_empty() && whole {
+            match data.try_into_mut() {
+                Ok(buf) => return self.emit(buf),
+                Err(shared) => shared,
+            }
+        } else {
+            data
+        };
+        self.pending.extend_from_slice(&data);
         let mut n = self.pending.len() as u64 / CHUNK * CHUNK;
         if self.offset + self.pending.len() as u64 >= self.end {
             // the piece's last chunk may be short: everything is in
             n = self.pending.len() as u64;
         }
-        self.emit(n)
+        let ready = self.pending.split_to(n as usize);
+        self.emit(ready)
     }
 
-    fn emit(&mut self, n: u64) -> Bytes {
-        let mut out = self.pending.split_to(n as usize);
+    /// Decrypts `out` (chunks from `offset` on) and keeps what was asked.
+    fn emit(&mut self, mut out: BytesMut) -> Bytes {
+        let n = out.len() as u64;
         self.cipher.decrypt(self.offset, &mut out);
         self.offset += n;
         let skip = self.skip.min(n);
@@ -423,6 +503,25 @@ mod tests {
         let mut other = plain.clone();
         ChunkCipher::new(&key(3)).encrypt(0, &mut other);
         assert_ne!(other, data);
+    }
+
+    /// Chunks encrypted side by side are what each chunk's own chain
+    /// makes, and decrypt to the plaintext; so is a short last chunk.
+    #[test]
+    fn side_by_side_chains_are_each_chunks_own() {
+        let c = ChunkCipher::new(&key(6));
+        let plain: Vec<u8> = (0..(19 * CHUNK as usize + 1000))
+            .map(|i| (i * 31 % 256) as u8)
+            .collect();
+        let mut together = plain.clone();
+        c.encrypt(0, &mut together);
+        let mut alone = plain.clone();
+        for (i, chunk) in alone.chunks_mut(CHUNK as usize).enumerate() {
+            c.encrypt_chunk(i as u64 * CHUNK, chunk);
+        }
+        assert_eq!(together, alone);
+        c.decrypt(0, &mut together);
+        assert_eq!(together, plain);
     }
 
     #[test]
@@ -526,8 +625,16 @@ mod tests {
                 let cipher =
                     &stored[(p.seg_start + p.from) as usize..(p.seg_start + p.to) as usize];
                 for piece in cipher.chunks(777) {
-                    got.extend_from_slice(&d.push(piece));
+                    got.extend_from_slice(&d.push(Bytes::copy_from_slice(piece)));
                 }
+                // and in one piece, decrypted where it lies
+                let mut d = Decryptor::new(c.clone(), &p);
+                let whole = d.push(Bytes::copy_from_slice(cipher));
+                assert_eq!(
+                    whole[..],
+                    got[got.len() - whole.len()..],
+                    "{start}..{end} in one piece"
+                );
             }
             assert_eq!(got, plain[start as usize..end as usize], "{start}..{end}");
         }

@@ -255,7 +255,7 @@ impl Gateway {
                     p.seg_start + p.to,
                 );
                 let mut d = Decryptor::new(cipher.clone(), &p);
-                let plain = stored.map(move |r| r.map(|c| d.push(&c)));
+                let plain = stored.map(move |r| r.map(|c| d.push(c)));
                 plain.filter(|r| {
                     let keep = !matches!(r, Ok(b) if b.is_empty());
                     async move { keep }

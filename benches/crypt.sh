@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# What server-side encryption costs a 4 MiB PUT and GET (docs/perf/crypt.md),
+# on rsgw (rados backend) and radosgw on the same throwaway cluster, in one
+# run, with the same keys (radosgw's testing KMS backend) and the same load:
+#   benches/crypt.sh OUT [RUNS] [SECONDS]
+# For each run (default 3) and each gateway, in turn: 4 MiB writes, then
+# reads of 16 objects, for SECONDS each (default 20), 4 workers of
+# `rsgw bench s3 --sse MODE`, for MODE in clear, SSE-C (c) and SSE-KMS
+# (kms:testkey-1). The gateway is pinned to CPU 0, the client to CPU 1; the
+# cluster's OSD and monitor float over both. What is measured is the
+# gateway's CPU (utime + stime of its process) around each timed work, the
+# objects written and removed around it by unmeasured workloads.
+# OUT/results.csv: one row per gateway, mode, operation and run;
+# OUT/report.md: each gateway's MB/s and CPU ms per operation, the range
+# over runs, and each encrypted mode's ratio to the clear one in the same
+# run; OUT/run.json: the command, date, commit and host.
+# RSGW=path/to/rsgw uses that binary instead of building a release one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ $# -ge 1 ]] || { sed -n '2,21p' "$0"; exit 2; }
+cmd=("$0" "$@")
+OUT=$1
+RUNS=${2:-3}
+SECONDS_EACH=${3:-20}
+# shellcheck source=benches/lib.sh
+source benches/lib.sh
+rsgw_and_cluster
+work=$(mktemp -d)
+# shellcheck source=tests/lib.sh
+source tests/lib.sh
+RSGW_WORK=$work
+cleanup() {
+  rsgw_stop_all
+  scripts/ceph-micro stop rgw >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+ulimit -n "$(ulimit -Hn)"
+run_info "$work/run.json" "${cmd[@]}"
+
+KMS_KEYS="testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGguY29uZgo= testkey-2=aWIKTWFrZWZpbGUKbWFuCm91dApzcmMKVGVzdGluZwo="
+rgw_port=$(free_port)
+RGW_PORT=$rgw_port RGW_THREADS=64 \
+  RGW_ARGS="--rgw-crypt-require-ssl=false --rgw-crypt-s3-kms-backend=testing --rgw-crypt-s3-kms-encryption-keys=${KMS_KEYS// /,}" \
+  scripts/ceph-micro rgw >/dev/null
+rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "${RSGW_CEPH_DIR:-/tmp/rsgw-ceph}/pids")
+radosgw-admin user info --uid=bench >/dev/null 2>&1 ||
+  radosgw-admin user create --uid=bench --display-name=Bench --access-key="$BENCH_AK" --secret-key="$BENCH_SK" >/dev/null
+
+rsgw_start crypt --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix rsgwcrypt \
+  --user "bench:Bench:$BENCH_AK:$BENCH_SK" --toml "[crypt]
+require_ssl = false
+kms_keys = \"$KMS_KEYS\""
+taskset -apc 0 "${RSGW_PID[crypt]}" >/dev/null
+taskset -apc 0 "$rgw_pid" >/dev/null
+declare -A url=([rsgw]=${RSGW_URL[crypt]} [radosgw]=http://127.0.0.1:$rgw_port)
+declare -A pid=([rsgw]=${RSGW_PID[crypt]} [radosgw]=$rgw_pid)
+
+# a workload file of STAGES (init prepare main cleanup dispose) with OP the
+# main work's operation
+workload() { # FILE OP STAGES...
+  local file=$1 op=$2 s
+  shift 2
+  {
+    echo '<workload name="crypt"><storage type="s3" config="path_style_access=true"/><workflow>'
+    for s in "$@"; do
+      case $s in
+        init) echo '<workstage name="init"><work type="init" workers="1" config="cprefix=crypt;containers=r(1,1)"/></workstage>' ;;
+        prepare) echo '<workstage name="prepare"><work type="prepare" workers="4" config="cprefix=crypt;containers=r(1,1);objects=r(1,16);sizes=c(4194304)B"/></workstage>' ;;
+        main) echo "<workstage name=\"main\"><work name=\"$op\" workers=\"4\" runtime=\"$SECONDS_EACH\"><operation type=\"$op\" ratio=\"100\" config=\"cprefix=crypt;containers=c(1);objects=u(1,16);sizes=c(4194304)B\"/></work></workstage>" ;;
+        cleanup) echo '<workstage name="cleanup"><work type="cleanup" workers="4" config="cprefix=crypt;containers=r(1,1);objects=r(1,16)"/></workstage>' ;;
+        dispose) echo '<workstage name="dispose"><work type="dispose" workers="1" config="cprefix=crypt;containers=r(1,1)"/></workstage>' ;;
+      esac
+    done
+    echo '</workflow></workload>'
+  } >"$file"
+}
+workload "$work/setup.xml" read init prepare
+workload "$work/write.xml" write main
+workload "$work/read.xml" read main
+workload "$work/teardown.xml" read cleanup dispose
+
+hz=$(getconf CLK_TCK)
+echo "gateway,mode,op,run,ops,errors,seconds,ops_per_s,mb_per_s,cpu_s,cpu_ms_per_op" >"$work/results.csv"
+for run in $(seq "$RUNS"); do
+  for gw in rsgw radosgw; do
+    for mode in clear c kms:testkey-1; do
+      sse=()
+      [[ $mode == clear ]] || sse=(--sse "$mode")
+      bench=(taskset -c 1 "$RSGW" bench s3 --endpoint "${url[$gw]}" --access-key "$BENCH_AK"
+        --secret-key "$BENCH_SK" --quiet "${sse[@]}")
+      "${bench[@]}" "$work/setup.xml" >/dev/null
+      for op in write read; do
+        c0=$(cpu_ticks "${pid[$gw]}")
+        "${bench[@]}" --json "$work/$op.xml" >"$work/out.json"
+        c1=$(cpu_ticks "${pid[$gw]}")
+        python3 - "$work/out.json" "$gw" "$mode" "$op" "$run" $((c1 - c0)) "$hz" >>"$work/results.csv" <<'PY'
+import json, sys
+path, gw, mode, op, run, ticks, hz = sys.argv[1:]
+(work,) = [w for w in json.load(open(path)) if w["stage"] == "main"]
+(r,) = work["ops"]
+cpu = int(ticks) / int(hz)
+mode = {"clear": "clear", "c": "SSE-C", "kms:testkey-1": "SSE-KMS"}[mode]
+print(f"{gw},{mode},{op},{run},{r['ops']},{r['errors']},{work['seconds']:.1f},{r['ops_per_s']:.1f},"
+      f"{r['mb_per_s']:.1f},{cpu:.2f},{cpu / max(r['ops'], 1) * 1000:.2f}")
+PY
+        tail -1 "$work/results.csv"
+      done
+      "${bench[@]}" "$work/teardown.xml" >/dev/null
+    done
+  done
+done
+
+python3 - "$work/results.csv" "$RUNS" "$SECONDS_EACH" >"$work/report.md" <<'PY'
+import csv, sys
+from collections import defaultdict
+rows = list(csv.DictReader(open(sys.argv[1])))
+runs, secs = sys.argv[2], sys.argv[3]
+by = defaultdict(dict)
+for r in rows:
+    by[(r["gateway"], r["op"], r["mode"])][r["run"]] = r
+def rng(vals, fmt="{:.1f}"):
+    lo, hi = min(vals), max(vals)
+    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else f"{fmt.format(lo)}-{fmt.format(hi)}"
+print(f"4 MiB objects, 4 workers, {secs} s per work, {runs} runs; gateway on CPU 0, client on CPU 1.\n")
+print("| gateway | op | mode | MB/s | CPU ms per op | MB/s vs clear | CPU per op vs clear | errors |")
+print("|---|---|---|---:|---:|---:|---:|---:|")
+for gw in ["rsgw", "radosgw"]:
+    for op in ["write", "read"]:
+        clear = by[(gw, op, "clear")]
+        for mode in ["clear", "SSE-C", "SSE-KMS"]:
+            cur = by[(gw, op, mode)]
+            if not cur:
+                continue
+            mb = [float(r["mb_per_s"]) for r in cur.values()]
+            cpu = [float(r["cpu_ms_per_op"]) for r in cur.values()]
+            errs = sum(int(r["errors"]) for r in cur.values())
+            if mode == "clear":
+                rel_mb = rel_cpu = "1"
+            else:
+                rel_mb = rng([float(cur[k]["mb_per_s"]) / float(clear[k]["mb_per_s"]) for k in cur if k in clear], "{:.2f}x")
+                rel_cpu = rng([float(cur[k]["cpu_ms_per_op"]) / float(clear[k]["cpu_ms_per_op"]) for k in cur if k in clear], "{:.2f}x")
+            print(f"| {gw} | {op} | {mode} | {rng(mb)} | {rng(cpu, '{:.2f}')} | {rel_mb} | {rel_cpu} | {errs} |")
+PY
+cat "$work/report.md"
+publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json"

@@ -10,14 +10,18 @@
 # cluster's OSD and monitor float over both. What is measured is the
 # gateway's CPU (utime + stime of its process) around each timed work, the
 # objects written and removed around it by unmeasured workloads.
+# Then an independent client's check of the reads: wrk (if installed) GETs
+# one public-read 4 MiB object of each mode from each gateway for 10 s
+# (RUNS 0: only this check).
 # OUT/results.csv: one row per gateway, mode, operation and run;
-# OUT/report.md: each gateway's MB/s and CPU ms per operation, the range
-# over runs, and each encrypted mode's ratio to the clear one in the same
-# run; OUT/run.json: the command, date, commit and host.
+# OUT/wrk.csv: wrk's figures; OUT/report.md: each gateway's MB/s and CPU
+# ms per operation, the range over runs, and each encrypted mode's ratio
+# to the clear one in the same run, then wrk's; OUT/run.json: the command,
+# date, commit and host.
 # RSGW=path/to/rsgw uses that binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 1 ]] || { sed -n '2,21p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,25p' "$0"; exit 2; }
 cmd=("$0" "$@")
 OUT=$1
 RUNS=${2:-3}
@@ -111,11 +115,67 @@ PY
   done
 done
 
-python3 - "$work/results.csv" "$RUNS" "$SECONDS_EACH" >"$work/report.md" <<'PY'
+# An independent client's check of the GET figures: wrk (apt-get install
+# wrk; one thread, 4 connections, 10 s, on CPU 1) reading one public-read
+# 4 MiB object per mode, the SSE-C one with its key's headers:
+# OUT/wrk.csv, gateway, mode, requests/s, MB/s, gateway CPU ms per request.
+if command -v wrk >/dev/null; then
+  key_b64=$(printf 'rsgw bench SSE-C key, 32 bytes!!' | base64)
+  md5_b64=$(printf 'rsgw bench SSE-C key, 32 bytes!!' | openssl md5 -binary | base64)
+  ssec=(-H "x-amz-server-side-encryption-customer-algorithm: AES256"
+    -H "x-amz-server-side-encryption-customer-key: $key_b64"
+    -H "x-amz-server-side-encryption-customer-key-md5: $md5_b64")
+  # boto3 writes the objects (curl 7.88 signs these headers out of order)
+  # shellcheck source=tests/venv.sh
+  source tests/venv.sh
+  echo "gateway,mode,requests_per_s,mb_per_s,cpu_ms_per_request" >"$work/wrk.csv"
+  for gw in rsgw radosgw; do
+    python3 - "${url[$gw]}" "$BENCH_AK" "$BENCH_SK" <<'PY'
+import os, sys, boto3, botocore.config
+c = boto3.client("s3", endpoint_url=sys.argv[1], aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3],
+                 region_name="us-east-1", config=botocore.config.Config(s3={"addressing_style": "path"}))
+c.create_bucket(Bucket="wrkcheck")
+body = os.urandom(4 << 20)
+modes = {"clear": {}, "SSE-C": {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": b"rsgw bench SSE-C key, 32 bytes!!"},
+         "SSE-KMS": {"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "testkey-1"}}
+for name, kw in modes.items():
+    c.put_object(Bucket="wrkcheck", Key=name, Body=body, ACL="public-read", **kw)
+PY
+    for mode in clear SSE-C SSE-KMS; do
+      read_hdrs=()
+      [[ $mode == SSE-C ]] && read_hdrs=("${ssec[@]}")
+      c0=$(cpu_ticks "${pid[$gw]}")
+      taskset -c 1 wrk -t1 -c4 -d10s "${read_hdrs[@]}" "${url[$gw]}/wrkcheck/$mode" >"$work/wrk.out"
+      c1=$(cpu_ticks "${pid[$gw]}")
+      awk -v gw="$gw" -v mode="$mode" -v ticks=$((c1 - c0)) -v hz="$hz" '
+        /requests in/ {n = $1}
+        /^Requests\/sec:/ {rps = $2}
+        /Non-2xx/ {bad = $NF}
+        END {if (bad) {print "wrk: " bad " answers not 2xx" > "/dev/stderr"; exit 1}
+             printf "%s,%s,%.1f,%.1f,%.2f\n", gw, mode, rps, rps * 4.194304, ticks / hz / n * 1000}
+      ' "$work/wrk.out" >>"$work/wrk.csv"
+      tail -1 "$work/wrk.csv"
+    done
+    python3 - "${url[$gw]}" "$BENCH_AK" "$BENCH_SK" <<'PY'
+import sys, boto3, botocore.config
+c = boto3.client("s3", endpoint_url=sys.argv[1], aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3],
+                 region_name="us-east-1", config=botocore.config.Config(s3={"addressing_style": "path"}))
+for k in ("clear", "SSE-C", "SSE-KMS"):
+    c.delete_object(Bucket="wrkcheck", Key=k)
+c.delete_bucket(Bucket="wrkcheck")
+PY
+  done
+  wrk_file=$work/wrk.csv
+else
+  echo "wrk is not installed (apt-get install wrk): no independent check" >&2
+  wrk_file=
+fi
+
+python3 - "$work/results.csv" "$RUNS" "$SECONDS_EACH" "$wrk_file" >"$work/report.md" <<'PY'
 import csv, sys
 from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
-runs, secs = sys.argv[2], sys.argv[3]
+runs, secs, wrk = sys.argv[2], sys.argv[3], sys.argv[4]
 by = defaultdict(dict)
 for r in rows:
     by[(r["gateway"], r["op"], r["mode"])][r["run"]] = r
@@ -141,6 +201,12 @@ for gw in ["rsgw", "radosgw"]:
                 rel_mb = rng([float(cur[k]["mb_per_s"]) / float(clear[k]["mb_per_s"]) for k in cur if k in clear], "{:.2f}x")
                 rel_cpu = rng([float(cur[k]["cpu_ms_per_op"]) / float(clear[k]["cpu_ms_per_op"]) for k in cur if k in clear], "{:.2f}x")
             print(f"| {gw} | {op} | {mode} | {rng(mb)} | {rng(cpu, '{:.2f}')} | {rel_mb} | {rel_cpu} | {errs} |")
+if wrk:
+    print("\nwrk, 1 thread, 4 connections, 10 s, one public-read 4 MiB object per mode:\n")
+    print("| gateway | mode | MB/s | CPU ms per GET |")
+    print("|---|---|---:|---:|")
+    for r in csv.DictReader(open(wrk)):
+        print(f"| {r['gateway']} | {r['mode']} | {r['mb_per_s']} | {r['cpu_ms_per_request']} |")
 PY
 cat "$work/report.md"
-publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json"
+publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json" ${wrk_file:+"$wrk_file"}

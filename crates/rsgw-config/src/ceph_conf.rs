@@ -322,6 +322,8 @@ rgw_multi_obj_del_max_aio = 32
 rgw_lc_debug_interval = 10
 rgw_enable_ops_log = true
 rgw_ops_log_file_path =
+rgw_crypt_require_ssl = false
+rgw crypt s3 kms encryption keys = testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGguY29uZgo= testkey-2=aWIKTWFrZWZpbGUKbWFuCm91dApzcmMKVGVzdGluZwo=
 "#;
 
     #[test]
@@ -348,6 +350,9 @@ rgw_ops_log_file_path =
         assert_eq!(cfg.s3.lc_day_s, 10);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
+        assert!(!cfg.crypt.require_ssl);
+        let keys = cfg.crypt.parsed_kms_keys().expect("radosgw's key list");
+        assert_eq!(keys.keys().collect::<Vec<_>>(), ["testkey-1", "testkey-2"]);
         assert_eq!(
             r.ignored,
             vec!["rgw_enable_ops_log = true (to RADOS: rsgw writes ops logs to files only)"]

@@ -337,6 +337,14 @@ def rados_get(pool, name):
     return subprocess.run(["rados", "-p", pool, "get", name, "-"], capture_output=True, check=True, timeout=60).stdout
 
 
+def head_of(t, names, key):
+    """`key`'s head object among a data pool's object `names`, and its
+    bucket's marker: radosgw's `<marker>_<key>`, rsgw's `<bucket id>/<key>`."""
+    sep = "_" if t.is_radosgw else "/"
+    (head,) = [n for n in names if n.endswith(sep + key)]
+    return head, head[: -len(sep + key)]
+
+
 def stored_bytes(t, key):
     """Every byte the target's store holds for the data of the bucket
     that holds `key` (a key no other bucket has): the data pool's objects
@@ -347,10 +355,7 @@ def stored_bytes(t, key):
         return b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
     pool = pool_of(t)
     names = rados_ls(pool)
-    # the head names the bucket: radosgw's <marker>_<key>, rsgw's <id>/<key>
-    sep = "_" if t.is_radosgw else "/"
-    (head,) = [n for n in names if n.endswith(sep + key)]
-    bucket_id = head[: -len(sep + key)]
+    _, bucket_id = head_of(t, names, key)
     prefixes = (bucket_id + "_",) if t.is_radosgw else (bucket_id + "/", bucket_id + ".")
     return b"".join(rados_get(pool, n) for n in names if n.startswith(prefixes))
 
@@ -396,8 +401,7 @@ def test_ciphertext_is_radosgws(tmp_path):
         try:
             t.alice.put_object(Bucket=name, Key="same", Body=data, **ssec())
             pool = pool_of(t)
-            sep = "_" if t.is_radosgw else "/"
-            (head,) = [n for n in rados_ls(pool) if n.endswith(f"{sep}same")]
+            head, _ = head_of(t, rados_ls(pool), "same")
             stored[t.name] = rados_get(pool, head)
         finally:
             t.alice.delete_object(Bucket=name, Key="same")

@@ -64,10 +64,10 @@ pub fn import_radosgw(
             "rgw_dns_name" => cfg.s3.dns_names = names(&value),
             "rgw_dns_s3website_name" => website_names = names(&value),
             "rgw_enable_static_website" => {
-                website = matches!(value.as_str(), "true" | "1" | "yes" | "on");
+                website = truthy(&value);
             }
             "rgw_enable_ops_log" => {
-                ops_log = Some(matches!(value.as_str(), "true" | "1" | "yes" | "on"));
+                ops_log = Some(truthy(&value));
                 took = false;
             }
             "rgw_ops_log_file_path" => {
@@ -110,7 +110,7 @@ pub fn import_radosgw(
                 }
             }
             "rgw_crypt_require_ssl" => {
-                cfg.crypt.require_ssl = matches!(value.as_str(), "true" | "1" | "yes" | "on");
+                cfg.crypt.require_ssl = truthy(&value);
             }
             "rgw_crypt_s3_kms_encryption_keys" => cfg.crypt.kms_keys.clone_from(&value),
             k if k.starts_with("rgw_") => {
@@ -147,6 +147,11 @@ pub fn import_radosgw(
     cfg.store.client_name = name.to_string();
     cfg.validate()?;
     Ok(out)
+}
+
+/// A boolean option's value as Ceph reads it: true, 1, yes or on.
+fn truthy(value: &str) -> bool {
+    matches!(value, "true" | "1" | "yes" | "on")
 }
 
 /// A comma-separated list of host names.

@@ -11,6 +11,8 @@ use rsgw_gateway::{CustomerKey, KEY_LEN, Key, Sse, SseMode, SseRequest};
 use s3s::dto::ServerSideEncryption;
 use s3s::{S3Error, S3ErrorCode, S3Result, s3_error};
 
+use crate::checksums::decode_content_md5;
+
 /// `x-amz-server-side-encryption`.
 pub(crate) const SSE: &str = "x-amz-server-side-encryption";
 /// `x-amz-server-side-encryption-aws-kms-key-id`.
@@ -58,8 +60,7 @@ pub(crate) fn customer_key(
         .ok()
         .and_then(|k| k.try_into().ok())
         .ok_or_else(|| invalid("The secret key was invalid for the specified algorithm."))?;
-    let want = STANDARD.decode(md5).ok().filter(|m| m.len() == 16);
-    if want.as_deref() != Some(&Md5::digest(key)[..]) {
+    if decode_content_md5(md5.as_bytes()).as_deref() != Some(&Md5::digest(key)[..]) {
         return Err(invalid(
             "The calculated MD5 hash of the key did not match the hash that was provided.",
         ));

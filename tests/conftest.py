@@ -2,6 +2,7 @@
 every test that takes `t` runs once per target (rsgw on each backend, and
 the real radosgw; `rsgw_only` leaves radosgw out), and `gateway` starts
 gateways of the test's own on the target's store (tests/support/rsgw_gateway.py)."""
+import os
 import uuid
 
 import pytest
@@ -20,6 +21,43 @@ def pytest_generate_tests(metafunc):
             # the reference in every other test
             names = [n for n in names if n != "radosgw"]
         metafunc.parametrize("target", names, scope="module")
+
+
+def concurrent(item):
+    """Whether a test may run beside others (tests/run.sh's first phase):
+    every S3 test (fresh buckets of its own, the shared users unchanged),
+    and the tests/gateway modules marked `concurrent`."""
+    return item.path.parent.name == "s3" or item.get_closest_marker("concurrent") is not None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group mark
+def pytest_collection_modifyitems(config, items):
+    """RSGW_TEST_PHASE (tests/run.sh) keeps the tests of one phase:
+    `concurrent` the tests that may run beside others, `alone` the rest;
+    unset, every test. For pytest-xdist's `--dist loadgroup`: a module's
+    tests against one target form one group, run on one worker in the order
+    written, so module-scoped fixtures are made once and tests that build
+    on each other's state keep their order; different targets' runs of a
+    module share nothing and go to different workers. Without xdist the
+    group mark means nothing."""
+    phase = os.environ.get("RSGW_TEST_PHASE")
+    if phase not in (None, "concurrent", "alone"):
+        raise pytest.UsageError(f"RSGW_TEST_PHASE is concurrent or alone, not {phase!r}")
+    if phase is not None:
+        keep, drop = [], []
+        for item in items:
+            (keep if concurrent(item) == (phase == "concurrent") else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    if phase == "concurrent":
+        # the long groups first (a gateway module's run takes a minute or
+        # two), so that the many short S3 groups fill the workers' tails;
+        # tests/run.sh keeps xdist from reordering (--no-loadscope-reorder)
+        items.sort(key=lambda i: i.path.parent.name == "s3")
+    for item in items:
+        target = item.callspec.params.get("target", "-") if hasattr(item, "callspec") else "-"
+        item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}.{target}"))
 
 
 @pytest.fixture

@@ -18,11 +18,17 @@
 # test_faults.py::test_mon_restart_under_load) is looked up in both.
 #   tests/run.sh target/debug/rsgw "$CEPH_CONF" -x -k 'not radosgw'
 #   tests/run.sh target/debug/rsgw - s3          # the inner loop's suite
+# Two phases (tests/conftest.py): first tests/s3 and the tests/gateway
+# modules marked `concurrent` on RSGW_TEST_WORKERS pytest-xdist workers
+# (default 3), a module's tests against one target together on one worker
+# in order; then the rest of tests/gateway in one process, alone (they
+# measure timing and load, stop OSDs, or change the shared users' quotas).
+# RSGW_TEST_WORKERS=1 runs everything in one process, in one phase.
 # Env: RSGW_TEST_RADOSGW=no leaves radosgw out (the cluster has one radosgw:
 # two runs at once on one cluster would stop each other's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[[ $# -ge 2 ]] || { sed -n "2,24p" "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n "2,28p" "$0"; exit 2; }
 RSGW=$(realpath "$1")
 CEPH_CONF=$2
 shift 2
@@ -31,23 +37,32 @@ source "$here/venv.sh"
 # shellcheck source=tests/lib.sh
 source "$here/lib.sh"
 
-pytest_args=()
-paths=0 prev=
+workers=${RSGW_TEST_WORKERS:-3}
+[[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "RSGW_TEST_WORKERS: a positive number, not '$workers'" >&2; exit 2; }
+pytest_args=() s3_paths=() gateway_paths=()
+prev=
 for a in "$@"; do
   case $prev in
-    -k | -m | -p | -o | -W | -c | --deselect | --ignore | --tb | --maxfail | --durations | --junitxml) ;;
-    *)
-      file=${a%%::*}
-      if [[ $a != -* && $file == *.py && ! -e $here/$file ]]; then
-        for d in s3 gateway; do [[ -e $here/$d/$file ]] && a=$d/$a && break; done
-      fi
-      [[ $a != -* && -e $here/${a%%::*} ]] && paths=1
+    -k | -m | -p | -o | -W | -c | --deselect | --ignore | --tb | --maxfail | --durations | --junitxml)
+      pytest_args+=("$a") prev=$a
+      continue
       ;;
   esac
-  pytest_args+=("$a")
   prev=$a
+  if [[ $a == -* ]]; then
+    pytest_args+=("$a")
+    continue
+  fi
+  file=${a%%::*}
+  if [[ $file == *.py && ! -e $here/$file ]]; then
+    for d in s3 gateway; do [[ -e $here/$d/$file ]] && a=$d/$a && break; done
+  fi
+  case $a in
+    s3 | s3/* | ./s3 | ./s3/*) s3_paths+=("$a") ;;
+    *) [[ -e $here/${a%%::*} ]] && gateway_paths+=("$a") || pytest_args+=("$a") ;;
+  esac
 done
-((paths)) || pytest_args+=(s3 gateway)
+((${#s3_paths[@]} + ${#gateway_paths[@]})) || { s3_paths=(s3) gateway_paths=(gateway); }
 
 RSGW_WORK=$(mktemp -d)
 rgw=0 prefix=
@@ -119,8 +134,23 @@ export S3_TARGETS=$targets RSGW_CONFIGS=$configs RSGW_BIN=$RSGW ALICE_AK ALICE_S
 echo "targets: $S3_TARGETS"
 echo "python: $(command -v python3) ($(python3 -c 'import boto3, pytest; print("boto3", boto3.__version__, "pytest", pytest.__version__)'))"
 cd "$here"
-status=0
-python3 -m pytest -q -p no:cacheprovider --durations=15 "${pytest_args[@]}" || status=$?
+status=0 collected=0 empty=0
+suite() { # pytest [args...]: rc 5 (nothing collected, e.g. a -k matching one suite) is a failure only if no run collected anything
+  local rc=0
+  python3 -m pytest -q -p no:cacheprovider --durations=15 "$@" || rc=$?
+  case $rc in
+    0) collected=1 ;;
+    5) empty=1 ;;
+    *) collected=1 status=$rc ;;
+  esac
+}
+if ((workers == 1)); then
+  suite "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
+else
+  RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
+  if ((${#gateway_paths[@]})); then RSGW_TEST_PHASE=alone suite "${pytest_args[@]}" "${gateway_paths[@]}"; fi
+fi
+((collected || !empty)) || status=5
 # the targets must still run, and stop cleanly
 for name in "${RSGW_NAMES[@]}"; do rsgw_stop "$name" || status=1; done
 exit $status

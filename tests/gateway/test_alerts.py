@@ -15,6 +15,10 @@ import pytest
 
 from rsgw_gateway import free_port
 
+# may run beside other tests (tests/run.sh): changes no shared user, setting
+# or daemon, measures no timing or load
+pytestmark = pytest.mark.concurrent
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 RULES = REPO / "docker" / "prometheus" / "rules.yml"
 CONFIG = REPO / "docker" / "prometheus" / "prometheus.yml"

@@ -15,6 +15,10 @@ import pytest
 from rsgw_gateway import free_port, wait_for_port
 from targets import configs
 
+# may run beside other tests (tests/run.sh): changes no shared user, setting
+# or daemon, measures no timing or load
+pytestmark = pytest.mark.concurrent
+
 RSGW = os.environ.get("RSGW_BIN", "rsgw")
 RESET_SERVER = os.path.join(os.path.dirname(__file__), "..", "tools", "reset_server.py")
 

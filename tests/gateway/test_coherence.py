@@ -14,6 +14,10 @@ import pytest
 
 from helpers import anonymous_get, error_of
 
+# may run beside other tests (tests/run.sh): changes no shared user, setting
+# or daemon, measures no timing or load
+pytestmark = pytest.mark.concurrent
+
 ROUNDS = 100
 
 

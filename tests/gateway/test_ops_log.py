@@ -19,6 +19,10 @@ import pytest
 
 from rsgw_gateway import metric
 
+# may run beside other tests (tests/run.sh): changes no shared user, setting
+# or daemon, measures no timing or load
+pytestmark = pytest.mark.concurrent
+
 
 def logged_gateway(t, gateway, tmp_path, name="ops", **ops_log):
     if t.name != "rsgw-local":

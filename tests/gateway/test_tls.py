@@ -22,6 +22,10 @@ import pytest
 
 from rsgw_gateway import free_port, make_cert, make_expired_cert, metric
 
+# may run beside other tests (tests/run.sh): changes no shared user, setting
+# or daemon, measures no timing or load
+pytestmark = pytest.mark.concurrent
+
 
 def start_tls(t, gateway, tmp_path, name, request_timeout_ms):
     """An rsgw with an HTTPS listener beside its HTTP one."""

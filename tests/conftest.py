@@ -25,9 +25,12 @@ def pytest_generate_tests(metafunc):
 
 def concurrent(item):
     """Whether a test may run beside others (tests/run.sh's first phase):
-    every S3 test (fresh buckets of its own, the shared users unchanged),
-    and the tests/gateway modules marked `concurrent`."""
-    return item.path.parent.name == "s3" or item.get_closest_marker("concurrent") is not None
+    the S3 tests (fresh buckets of their own, the shared users unchanged)
+    but those marked `alone`, and the tests/gateway modules marked
+    `concurrent`."""
+    if item.path.parent.name == "s3":
+        return item.get_closest_marker("alone") is None
+    return item.get_closest_marker("concurrent") is not None
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group mark

@@ -21,14 +21,15 @@
 # Two phases (tests/conftest.py): first tests/s3 and the tests/gateway
 # modules marked `concurrent` on RSGW_TEST_WORKERS pytest-xdist workers
 # (default 3), a module's tests against one target together on one worker
-# in order; then the rest of tests/gateway in one process, alone (they
-# measure timing and load, stop OSDs, or change the shared users' quotas).
+# in order; then the rest of tests/gateway and the tests/s3 modules marked
+# `alone` in one process, one test at a time (they measure timing and load,
+# stop OSDs, change the shared users' quotas, or run lifecycle passes).
 # RSGW_TEST_WORKERS=1 runs everything in one process, in one phase.
 # Env: RSGW_TEST_RADOSGW=no leaves radosgw out (the cluster has one radosgw:
 # two runs at once on one cluster would stop each other's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[[ $# -ge 2 ]] || { sed -n "2,28p" "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n "2,29p" "$0"; exit 2; }
 RSGW=$(realpath "$1")
 CEPH_CONF=$2
 shift 2
@@ -148,7 +149,7 @@ if ((workers == 1)); then
   suite "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
 else
   RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
-  if ((${#gateway_paths[@]})); then RSGW_TEST_PHASE=alone suite "${pytest_args[@]}" "${gateway_paths[@]}"; fi
+  RSGW_TEST_PHASE=alone suite "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
 fi
 ((collected || !empty)) || status=5
 # the targets must still run, and stop cleanly

@@ -13,6 +13,12 @@ import pytest
 from helpers import error_of
 from targets import configs
 
+# alone (tests/run.sh's second phase): on the loaded first phase one run of
+# `rsgw admin lc run` on the rados target found the lease still held by an
+# admin pass (2026-12-04, once in two runs; serial runs never did), not yet
+# explained
+pytestmark = pytest.mark.alone
+
 DAY_S = 2
 
 

@@ -40,7 +40,7 @@ source "$here/lib.sh"
 
 workers=${RSGW_TEST_WORKERS:-3}
 [[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "RSGW_TEST_WORKERS: a positive number, not '$workers'" >&2; exit 2; }
-pytest_args=() s3_paths=() gateway_paths=()
+pytest_args=() paths=()
 prev=
 for a in "$@"; do
   case $prev in
@@ -58,12 +58,9 @@ for a in "$@"; do
   if [[ $file == *.py && ! -e $here/$file ]]; then
     for d in s3 gateway; do [[ -e $here/$d/$file ]] && a=$d/$a && break; done
   fi
-  case $a in
-    s3 | s3/* | ./s3 | ./s3/*) s3_paths+=("$a") ;;
-    *) [[ -e $here/${a%%::*} ]] && gateway_paths+=("$a") || pytest_args+=("$a") ;;
-  esac
+  if [[ -e $here/${a%%::*} ]]; then paths+=("$a"); else pytest_args+=("$a"); fi
 done
-((${#s3_paths[@]} + ${#gateway_paths[@]})) || { s3_paths=(s3) gateway_paths=(gateway); }
+((${#paths[@]})) || paths=(s3 gateway)
 
 RSGW_WORK=$(mktemp -d)
 rgw=0 prefix=
@@ -146,10 +143,10 @@ suite() { # pytest [args...]: rc 5 (nothing collected, e.g. a -k matching one su
   esac
 }
 if ((workers == 1)); then
-  suite "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
+  suite "${pytest_args[@]}" "${paths[@]}"
 else
-  RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
-  RSGW_TEST_PHASE=alone suite "${pytest_args[@]}" "${s3_paths[@]}" "${gateway_paths[@]}"
+  RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}"
+  RSGW_TEST_PHASE=alone suite "${pytest_args[@]}" "${paths[@]}"
 fi
 ((collected || !empty)) || status=5
 # the targets must still run, and stop cleanly

@@ -23,12 +23,17 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("target", names, scope="module")
 
 
+def in_s3(item):
+    """Whether a test is one of tests/s3's."""
+    return item.path.parent.name == "s3"
+
+
 def concurrent(item):
     """Whether a test may run beside others (tests/run.sh's first phase):
     the S3 tests (fresh buckets of their own, the shared users unchanged)
     but those marked `alone`, and the tests/gateway modules marked
     `concurrent`."""
-    if item.path.parent.name == "s3":
+    if in_s3(item):
         return item.get_closest_marker("alone") is None
     return item.get_closest_marker("concurrent") is not None
 
@@ -57,7 +62,7 @@ def pytest_collection_modifyitems(config, items):
         # the long groups first (a gateway module's run takes a minute or
         # two), so that the many short S3 groups fill the workers' tails;
         # tests/run.sh keeps xdist from reordering (--no-loadscope-reorder)
-        items.sort(key=lambda i: i.path.parent.name == "s3")
+        items.sort(key=in_s3)
     for item in items:
         target = item.callspec.params.get("target", "-") if hasattr(item, "callspec") else "-"
         item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}.{target}"))

@@ -46,8 +46,8 @@ pub use model::object::{ObjectMeta, Tail};
 pub use model::options::GatewayOptions;
 pub use model::params::{
     BodyCheck, BodyStream, BucketHead, BucketsListed, BucketsPage, CompleteChecks, CopyMetadata,
-    GetParams, GetResult, ListEntry, ListParams, ListResult, ObjectAcl, PutParams, PutResult,
-    RangeSpec, UploadList,
+    Deleted, GetParams, GetResult, ListEntry, ListParams, ListResult, ObjectAcl, PutParams,
+    PutResult, RangeSpec, UploadList, VersionEntry, VersionList, VersionListParams,
 };
 pub use model::policy::BucketPolicy;
 pub use model::policy::action::Action;
@@ -55,6 +55,7 @@ pub use model::quota::{Quota, QuotaTarget};
 pub use model::ratelimit::{Limit, LimitTarget, RateLimits};
 pub use model::upload::{PartInfo, UploadInfo};
 pub use model::user::{AccessKey, User};
+pub use model::versioning::{NULL_VERSION, Versioning};
 pub use model::website::{Redirect, RedirectAll, RoutingRule, WebsiteConfig, WebsiteRedirect};
 pub use ops::gateway::Gateway;
 pub use ops::website::WebsiteReply;

@@ -176,7 +176,7 @@ pub(crate) async fn listed(gw: &Gateway, bucket: &str) -> Vec<crate::ListEntry> 
         max_keys: 1000,
         ..Default::default()
     };
-    gw.list_objects(&owner(), bucket, &p, false)
+    gw.list_objects(&owner(), bucket, &p)
         .await
         .expect("list")
         .entries
@@ -230,5 +230,6 @@ pub(crate) fn bucket_record(name: &str, id: &str, owner: &str) -> BucketInfo {
         quota: Default::default(),
         lifecycle: None,
         encryption: None,
+        versioning: None,
     }
 }

@@ -207,6 +207,7 @@ mod tests {
             quota: Default::default(),
             lifecycle: None,
             encryption: None,
+            versioning: None,
         }
     }
 

@@ -40,6 +40,7 @@ pub(crate) fn get_params(
         if_unmodified_since: unmodified_since.map(to_system_time),
         head_only,
         sse_key: None,
+        version_id: None,
     }
 }
 

@@ -60,6 +60,36 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
             err.set_headers(h);
             return err;
         }
+        G::NoSuchVersion => S3ErrorCode::NoSuchVersion,
+        G::DeleteMarker {
+            version_id,
+            mtime,
+            by_version,
+        } => {
+            let code = if *by_version {
+                S3ErrorCode::MethodNotAllowed
+            } else {
+                S3ErrorCode::NoSuchKey
+            };
+            let mut err = S3Error::with_message(code, e.to_string());
+            let mut h = http::HeaderMap::new();
+            h.insert(
+                "x-amz-delete-marker",
+                http::HeaderValue::from_static("true"),
+            );
+            if let Ok(v) = http::HeaderValue::from_str(version_id) {
+                h.insert("x-amz-version-id", v);
+            }
+            if *by_version {
+                let modified =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime.max(0.0) as u64);
+                if let Ok(v) = http::HeaderValue::from_str(&httpdate::fmt_http_date(modified)) {
+                    h.insert(http::header::LAST_MODIFIED, v);
+                }
+            }
+            err.set_headers(h);
+            return err;
+        }
         G::InvalidRange => S3ErrorCode::InvalidRange,
         G::InvalidPartNumber => {
             return unlisted(
@@ -180,6 +210,14 @@ mod tests {
         match e {
             G::NoSuchBucket => "NoSuchBucket",
             G::NoSuchKey => "NoSuchKey",
+            G::NoSuchVersion => "NoSuchVersion",
+            G::DeleteMarker { by_version, .. } => {
+                if *by_version {
+                    "DeleteMarker(by version)"
+                } else {
+                    "DeleteMarker"
+                }
+            }
             G::BucketAlreadyExists => "BucketAlreadyExists",
             G::BucketAlreadyOwnedByYou => "BucketAlreadyOwnedByYou",
             G::BucketNotEmpty => "BucketNotEmpty",
@@ -242,7 +280,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 57;
+    const VARIANTS: usize = 60;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -253,6 +291,27 @@ mod tests {
         vec![
             (G::NoSuchBucket, "NoSuchBucket", 404, false),
             (G::NoSuchKey, "NoSuchKey", 404, false),
+            (G::NoSuchVersion, "NoSuchVersion", 404, false),
+            (
+                G::DeleteMarker {
+                    version_id: "null".into(),
+                    mtime: 1.0,
+                    by_version: false,
+                },
+                "NoSuchKey",
+                404,
+                false,
+            ),
+            (
+                G::DeleteMarker {
+                    version_id: "null".into(),
+                    mtime: 1.0,
+                    by_version: true,
+                },
+                "MethodNotAllowed",
+                405,
+                false,
+            ),
             (G::BucketAlreadyExists, "BucketAlreadyExists", 409, false),
             (
                 G::BucketAlreadyOwnedByYou,

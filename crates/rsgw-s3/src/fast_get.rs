@@ -82,8 +82,8 @@ fn bucket_and_key<'a>(
 }
 
 /// Room for the headers of a cached object's response besides its
-/// `x-amz-meta-*` (it has 11 at most), reserved at once.
-const HEADERS: usize = 12;
+/// `x-amz-meta-*` (it has 12 at most), reserved at once.
+const HEADERS: usize = 13;
 
 /// The response `RsgwS3::get_object` (or `head_object`) gives for `o`;
 /// `None` for metadata s3s would encode (RFC 2047) or refuse.
@@ -130,6 +130,9 @@ fn response(o: &CachedObject, head: bool) -> Option<Response<Body>> {
     }
     if let Some(v) = stored("expires") {
         h.insert(http::header::EXPIRES, value(v)?);
+    }
+    if let Some(v) = &m.version_id {
+        h.insert("x-amz-version-id", value(v)?);
     }
     let mut resp = Response::new(if head {
         Body::empty()

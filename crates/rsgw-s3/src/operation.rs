@@ -33,6 +33,8 @@ pub enum Family {
     Tagging,
     /// Lifecycle rules.
     Lifecycle,
+    /// Versioning of buckets.
+    Versioning,
     /// Listings of the bucket index.
     List,
     /// Writes of whole objects.
@@ -169,6 +171,8 @@ operations! {
     GetBucketLifecycleConfiguration = Lifecycle, S3s,        Iam(GetLifecycleConfiguration),  "GET /bucket?lifecycle";
     PutBucketLifecycleConfiguration = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "PUT /bucket?lifecycle";
     DeleteBucketLifecycle           = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "DELETE /bucket?lifecycle";
+    GetBucketVersioning             = Versioning, S3s,       Iam(GetBucketVersioning),        "GET /bucket?versioning";
+    PutBucketVersioning             = Versioning, S3s,       Iam(PutBucketVersioning),        "PUT /bucket?versioning";
     ListObjects                     = List,      S3s,        Iam(ListBucket),                 "GET /bucket";
     ListObjectsV2                   = List,      S3s,        Iam(ListBucket),                 "GET /bucket?list-type=2";
     ListObjectVersions              = List,      S3s,        Iam(ListBucketVersions),         "GET /bucket?versions";

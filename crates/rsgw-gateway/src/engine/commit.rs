@@ -31,11 +31,10 @@ use crate::cache::meta::Change;
 use crate::engine::Engine;
 use crate::engine::heads::Marked;
 use crate::engine::quota::QuotaPass;
+use crate::engine::versions::Placed;
 use crate::engine::write::Stripes;
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
-use crate::model::gc::{GcEntry, GcKind};
-use crate::model::ids::now_secs;
 use crate::model::index::{IndexEntry, Usage};
 use crate::model::layout;
 use crate::model::limits::MAX_ROUNDS;
@@ -72,6 +71,8 @@ impl Swap<'_> {
     /// part's bytes.
     fn usage(&self) -> Usage {
         match self {
+            // a delete marker holds nothing: deletes pass any quota
+            Swap::Head { meta, .. } if meta.delete_marker => Usage::default(),
             Swap::Head { meta, .. } => Usage {
                 objects: 1,
                 bytes: meta.size,
@@ -105,7 +106,18 @@ pub(crate) struct Committed<'a> {
     written: Option<&'a Stripes>,
     /// What the new data replaced: to retire.
     replaced: Vec<Tail>,
+    /// A noncurrent `null` version the new one replaced, no longer listed:
+    /// its object and tails to remove.
+    replaced_null: Option<ObjectMeta>,
     _pass: QuotaPass<'a>,
+}
+
+/// What a swap replaced.
+enum Swapped {
+    /// The tails of the version or part it replaced.
+    Tails(Vec<Tail>),
+    /// Where the new version went, in a versioned bucket.
+    Version(Box<Placed>),
 }
 
 impl Committed<'_> {
@@ -119,6 +131,11 @@ impl Committed<'_> {
             engine.gc_forget(&w.tag).await?;
         }
         engine.retire(self.bucket_id, self.key, left_out).await?;
+        if let Some(null) = &self.replaced_null {
+            engine
+                .drop_noncurrent(self.bucket_id, self.key, null)
+                .await?;
+        }
         engine
             .retire(self.bucket_id, self.key, &self.replaced)
             .await
@@ -138,13 +155,13 @@ impl Engine {
     ) -> GatewayResult<Committed<'a>> {
         let lists = matches!(swap, Swap::Head { .. });
         let swapped = match self.quota_pass(info, swap.usage(), lists).await {
-            Ok(pass) => match self.swap(&info.id, key, &swap).await {
+            Ok(pass) => match self.swap(info, key, &swap).await {
                 Ok(replaced) => Ok((pass, replaced)),
                 Err(e) => Err((swap.aborts(&e), e)),
             },
             Err(e) => Err((true, e)),
         };
-        let (pass, replaced) = match swapped {
+        let (pass, swapped) = match swapped {
             Ok(done) => done,
             Err((abort, e)) => {
                 if let Some(w) = written.filter(|_| abort) {
@@ -153,33 +170,61 @@ impl Engine {
                 return Err(e);
             }
         };
-        if let Swap::Head { meta, .. } = swap {
-            self.index_committed(info, key, meta, &replaced).await?;
-        }
+        let (replaced, replaced_null) = match (&swap, swapped) {
+            (Swap::Head { meta, .. }, Swapped::Tails(replaced)) => {
+                self.index_committed(info, key, meta, &replaced).await?;
+                (replaced, None)
+            }
+            (Swap::Head { meta, .. }, Swapped::Version(placed)) => {
+                self.index_version(info, key, meta, &placed).await?;
+                match placed.replaced_null {
+                    Some((null, true)) => (Vec::new(), Some(null)),
+                    Some((null, false)) => (null.tails, None),
+                    None => (Vec::new(), None),
+                }
+            }
+            (Swap::Part { .. }, Swapped::Tails(replaced)) => (replaced, None),
+            (Swap::Part { .. }, Swapped::Version(_)) => {
+                return Err(GatewayError::Corrupt("a part placed as a version".into()));
+            }
+        };
         Ok(Committed {
             engine: self,
             bucket_id: &info.id,
             key,
             written,
             replaced,
+            replaced_null,
             _pass: pass,
         })
     }
 
-    /// Step 2: the swap; answers the tails of what it replaced.
-    async fn swap(&self, bucket_id: &str, key: &str, swap: &Swap<'_>) -> GatewayResult<Vec<Tail>> {
+    /// Step 2: the swap; answers what it replaced.
+    async fn swap(&self, info: &BucketInfo, key: &str, swap: &Swap<'_>) -> GatewayResult<Swapped> {
         match swap {
+            Swap::Head {
+                data,
+                meta,
+                conditions,
+            } if info.versioning.is_some() => self
+                .place_version(&info.id, key, conditions, data.clone(), meta)
+                .await
+                .map(|p| Swapped::Version(Box::new(p))),
             Swap::Head {
                 data,
                 meta,
                 conditions,
             } => {
                 let replaced = self
-                    .commit_head(bucket_id, key, conditions, data.clone(), meta)
+                    .commit_head(&info.id, key, conditions, data.clone(), meta)
                     .await?;
-                Ok(replaced.map_or_else(Vec::new, |old| old.tails))
+                Ok(Swapped::Tails(
+                    replaced.map_or_else(Vec::new, |old| old.tails),
+                ))
             }
-            Swap::Part { upload_id, part } => self.record_part(upload_id, part).await,
+            Swap::Part { upload_id, part } => {
+                self.record_part(upload_id, part).await.map(Swapped::Tails)
+            }
         }
     }
 
@@ -227,7 +272,7 @@ impl Engine {
         meta: &ObjectMeta,
         replaced: &[Tail],
     ) -> GatewayResult<()> {
-        let entry = Bytes::from(serde_json::to_vec(&IndexEntry::from_meta(meta))?);
+        let entry = Bytes::from(serde_json::to_vec(&IndexEntry::from_meta(meta, false))?);
         match self.index_update(info, key, Some(entry)).await {
             Ok(()) => Ok(()),
             Err(GatewayError::Store(StoreError::NotFound)) => {
@@ -280,21 +325,7 @@ impl Engine {
             check_put_conditions(params, cur.as_ref())?;
             if let Some(old) = &cur {
                 // the stripes this commit will orphan, logged before it
-                for tail in old.tails.iter().filter(|t| t.size > 0) {
-                    self.gc_note(
-                        &tail.tag,
-                        &GcEntry {
-                            kind: GcKind::Replacing {
-                                while_head: old.tag.clone(),
-                            },
-                            bucket_id: bucket_id.into(),
-                            key: key.into(),
-                            stripes: Some(tail.stripes()),
-                            time: now_secs(),
-                        },
-                    )
-                    .await?;
-                }
+                self.log_replacing(bucket_id, key, old).await?;
             }
             let op = match &cur {
                 Some(m) => marked.unchanged(&m.tag),

@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 
 use crate::engine::Engine;
 use crate::model::error::{GatewayError, GatewayResult};
-use crate::model::index::{Counters, entry_size};
+use crate::model::index::{Counters, counted_size};
 use crate::model::layout::STATS_XATTR;
 use crate::model::limits::MAX_ROUNDS;
 
@@ -37,11 +37,11 @@ enum Word {
     Lead,
 }
 
-/// One queued update.
+/// One queued update: entries set (`Some`) or removed (`None`), all in
+/// the same write.
 struct Pending {
     id: u64,
-    key: String,
-    entry: Option<Bytes>,
+    updates: Vec<(String, Option<Bytes>)>,
     /// Taken when the writer is told something.
     tx: Option<oneshot::Sender<Word>>,
 }
@@ -70,8 +70,7 @@ impl IndexQueues {
     fn enqueue(
         &self,
         shard: &str,
-        key: &str,
-        entry: Option<Bytes>,
+        updates: Vec<(String, Option<Bytes>)>,
     ) -> (u64, Option<oneshot::Receiver<Word>>) {
         let id = self
             .next_id
@@ -83,8 +82,7 @@ impl IndexQueues {
         q.leading = true;
         q.pending.push(Pending {
             id,
-            key: key.to_string(),
-            entry,
+            updates,
             tx: (!lead).then_some(tx),
         });
         (id, (!lead).then_some(rx))
@@ -143,17 +141,16 @@ impl Drop for Lead<'_> {
 }
 
 impl Engine {
-    /// Sets (`Some`) or removes (`None`) `key`'s entry in `shard`, with the
+    /// Sets (`Some`) or removes (`None`) entries of `shard`, with the
     /// shard's counters, in one atomic write (batched with this process's
     /// other updates of the shard). Fails with the store's `NotFound` when
     /// the shard is gone (the bucket deleted).
     pub(crate) async fn commit_index(
         &self,
         shard: &ObjectId,
-        key: &str,
-        entry: Option<Bytes>,
+        updates: Vec<(String, Option<Bytes>)>,
     ) -> GatewayResult<()> {
-        let (id, rx) = self.index_queues.enqueue(&shard.name, key, entry);
+        let (id, rx) = self.index_queues.enqueue(&shard.name, updates);
         if let Some(rx) = rx {
             match rx.await {
                 Ok(Word::Done(r)) => return r.map_err(GatewayError::Store),
@@ -228,7 +225,10 @@ impl Engine {
         if batch.is_empty() {
             return Ok(());
         }
-        let keys: Vec<&str> = batch.iter().map(|p| p.key.as_str()).collect();
+        let keys: Vec<&str> = batch
+            .iter()
+            .flat_map(|p| p.updates.iter().map(|(k, _)| k.as_str()))
+            .collect();
         for _ in 0..MAX_ROUNDS {
             let r = self
                 .store
@@ -241,24 +241,24 @@ impl Engine {
             let mut sizes: BTreeMap<&str, Option<u64>> = BTreeMap::new();
             let stored = r.omap_keys.unwrap_or_default();
             for k in &keys {
-                let size = stored.get(*k).map(entry_size).transpose()?;
+                let size = stored.get(*k).map(counted_size).transpose()?.flatten();
                 sizes.insert(k, size);
             }
             let mut counters =
                 Counters::decode(raw.as_ref()).map_err(|e| StoreError::Io(e.to_string()))?;
             let mut last: BTreeMap<&str, &Option<Bytes>> = BTreeMap::new();
             let mut changed = false;
-            for p in batch {
-                let new = p.entry.as_ref().map(entry_size).transpose()?;
-                let old = sizes.insert(p.key.as_str(), new).flatten();
-                changed |= old.is_some() || new.is_some();
+            for (key, entry) in batch.iter().flat_map(|p| &p.updates) {
+                let new = entry.as_ref().map(counted_size).transpose()?.flatten();
+                let old = sizes.insert(key.as_str(), new).flatten();
+                changed |= entry.is_some() || stored.contains_key(key.as_str());
                 if let Some(c) = counters.as_mut() {
                     *c = c.after(old, new);
                 }
-                last.insert(p.key.as_str(), &p.entry);
+                last.insert(key.as_str(), entry);
             }
             if !changed {
-                // only removals of keys not listed
+                // only removals of entries not there
                 return Ok(());
             }
             let mut op = WriteOp::new().cmp_xattr(STATS_XATTR, CmpOp::Eq, raw.unwrap_or_default());

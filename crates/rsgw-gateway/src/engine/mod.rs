@@ -4,7 +4,8 @@
 //! their guards (`heads`), the bucket index's batched commits and usage
 //! counters (`index_commit`, `usage`), quota passes (`quota`), the GC log
 //! (`gc_log`), records read through the caches (`records`) and the one
-//! walk over an omap (`omap`). It knows the store, the options and the
+//! walk over an omap (`omap`); in a versioned bucket, versions placed,
+//! listed and promoted (`versions`). It knows the store, the options and the
 //! caches ([`Engine`]), not the operations nor the gateway.
 
 pub(crate) mod commit;
@@ -16,6 +17,7 @@ pub(crate) mod omap;
 pub(crate) mod quota;
 pub(crate) mod records;
 pub(crate) mod usage;
+pub(crate) mod versions;
 pub(crate) mod write;
 
 use std::sync::Arc;

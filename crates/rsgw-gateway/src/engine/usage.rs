@@ -29,7 +29,7 @@ use crate::engine::Engine;
 use crate::engine::omap::OmapWalk;
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
-use crate::model::index::{Counters, ShardCheck, Usage, entry_size};
+use crate::model::index::{Counters, ShardCheck, Usage, counted_size};
 use crate::model::layout::STATS_XATTR;
 use crate::model::limits::{MAX_ROUNDS, SHARD_CONCURRENCY};
 
@@ -43,7 +43,20 @@ impl Engine {
         key: &str,
         entry: Option<Bytes>,
     ) -> GatewayResult<()> {
-        self.commit_index(&info.index_of(key), key, entry).await
+        self.commit_index(&info.index_of(key), vec![(key.to_string(), entry)])
+            .await
+    }
+
+    /// Sets (`Some`) or removes (`None`) entries of `key`'s index shard
+    /// (its own entry, its versions' entries), with the shard's counters,
+    /// in one atomic write.
+    pub(crate) async fn index_update_all(
+        &self,
+        info: &BucketInfo,
+        key: &str,
+        updates: Vec<(String, Option<Bytes>)>,
+    ) -> GatewayResult<()> {
+        self.commit_index(&info.index_of(key), updates).await
     }
 
     /// A bucket's usage: each shard's counters (an untracked shard's
@@ -98,8 +111,10 @@ impl Engine {
         let mut u = Usage::default();
         let mut entries = OmapWalk::new(&*self.store, shard, "", "");
         while let Some((_, value)) = entries.next().await? {
-            u.objects += 1;
-            u.bytes += entry_size(&value)?;
+            if let Some(size) = counted_size(&value)? {
+                u.objects += 1;
+                u.bytes += size;
+            }
         }
         Ok(u)
     }

@@ -36,6 +36,9 @@ pub(crate) struct WriteTarget<'a> {
     pub head_len: usize,
     /// The upload and part number, when the body is a part.
     pub part_of: Option<(String, u32)>,
+    /// The version the body makes, in a versioned bucket (its id, `null`
+    /// too), for the GC log.
+    pub version: Option<String>,
     /// The cipher that encrypts the body (from its offset 0), if it is
     /// stored encrypted.
     pub cipher: Option<ChunkCipher>,
@@ -207,6 +210,7 @@ impl Engine {
                 &GcEntry {
                     kind: GcKind::Upload {
                         part_of: to.part_of.clone(),
+                        version: to.version.clone(),
                     },
                     bucket_id: to.info.id.clone(),
                     key: to.key.into(),

@@ -9,10 +9,12 @@ use serde::{Deserialize, Serialize};
 use crate::model::acl::Acl;
 use crate::model::cors::CorsRule;
 use crate::model::crypt::BucketEncryption;
+use crate::model::error::GatewayResult;
 use crate::model::layout;
 use crate::model::lifecycle::LifecycleRule;
 use crate::model::policy::BucketPolicy;
 use crate::model::quota::Quota;
+use crate::model::versioning::{Versioning, new_version_id};
 use crate::model::website::WebsiteConfig;
 
 /// A bucket's record.
@@ -56,6 +58,9 @@ pub struct BucketInfo {
     /// Its default encryption (PutBucketEncryption), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encryption: Option<BucketEncryption>,
+    /// Its versioning, once set (PutBucketVersioning); never unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versioning: Option<Versioning>,
 }
 
 fn one_shard() -> u32 {
@@ -66,6 +71,15 @@ impl BucketInfo {
     /// Every index shard object of the bucket, in shard order.
     pub(crate) fn index_shards(&self) -> Vec<ObjectId> {
         layout::index_shards(&self.id, self.index_shards)
+    }
+
+    /// The id a version written now gets: a new one while versioning is
+    /// enabled, `None` (the null version) otherwise.
+    pub(crate) fn new_version(&self, mtime: f64) -> GatewayResult<Option<String>> {
+        match self.versioning {
+            Some(Versioning::Enabled) => new_version_id(mtime).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// The index shard object that holds `key`.

@@ -15,6 +15,21 @@ pub enum GatewayError {
     /// The object does not exist.
     #[error("the specified key does not exist")]
     NoSuchKey,
+    /// The object has no such version.
+    #[error("the specified version does not exist")]
+    NoSuchVersion,
+    /// The version read is a delete marker: the key reads as deleted
+    /// (`NoSuchKey`), or, read by its version id, a marker has no data
+    /// (`MethodNotAllowed`). Either answer names the marker.
+    #[error("{}", if *by_version { "the specified method is not allowed against this resource" } else { "the specified key does not exist" })]
+    DeleteMarker {
+        /// The marker's version id (`null` too).
+        version_id: String,
+        /// When it was made, seconds since the epoch.
+        mtime: f64,
+        /// Whether the request named the marker by its version id.
+        by_version: bool,
+    },
     /// Another user owns a bucket of that name.
     #[error("the requested bucket name is not available")]
     BucketAlreadyExists,

@@ -29,6 +29,10 @@ pub(crate) enum GcKind {
     Upload {
         /// For a multipart part: its upload and part number.
         part_of: Option<(String, u32)>,
+        /// For a version of a versioned bucket: its id (`null` too); it
+        /// committed if the key's head or that version's object carries
+        /// the tag.
+        version: Option<String>,
     },
     /// Stripes of a version a write is about to replace, logged before the
     /// head changes (so a crash between the commit and the retirement
@@ -67,6 +71,8 @@ struct Stored {
     part_of: Option<(String, u32)>,
     #[serde(default)]
     while_head: Option<String>,
+    #[serde(default)]
+    version: Option<String>,
 }
 
 /// [`Stored`], borrowed from an entry to write it.
@@ -81,14 +87,16 @@ struct StoredRef<'a> {
     part_of: Option<&'a (String, u32)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     while_head: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<&'a str>,
 }
 
 impl Serialize for GcEntry {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (part_of, while_head) = match &self.kind {
-            GcKind::Upload { part_of } => (part_of.as_ref(), None),
-            GcKind::Replacing { while_head } => (None, Some(while_head.as_str())),
-            GcKind::Replaced => (None, None),
+        let (part_of, while_head, version) = match &self.kind {
+            GcKind::Upload { part_of, version } => (part_of.as_ref(), None, version.as_deref()),
+            GcKind::Replacing { while_head } => (None, Some(while_head.as_str()), None),
+            GcKind::Replaced => (None, None, None),
         };
         StoredRef {
             kind: self.kind.name(),
@@ -98,6 +106,7 @@ impl Serialize for GcEntry {
             time: self.time,
             part_of,
             while_head,
+            version,
         }
         .serialize(s)
     }
@@ -108,7 +117,10 @@ impl TryFrom<Stored> for GcEntry {
 
     fn try_from(e: Stored) -> Result<Self, String> {
         let kind = match (e.kind.as_str(), e.while_head) {
-            ("upload", _) => GcKind::Upload { part_of: e.part_of },
+            ("upload", _) => GcKind::Upload {
+                part_of: e.part_of,
+                version: e.version,
+            },
             ("replacing", Some(while_head)) => GcKind::Replacing { while_head },
             ("replacing", None) => return Err("a replacing GC log entry without while_head".into()),
             ("replaced", _) => GcKind::Replaced,
@@ -146,13 +158,20 @@ mod tests {
         let cases = [
             (
                 r#"{"kind":"upload","bucket_id":"0123456789abcdef","key":"dir/key \"quoted\"","stripes":null,"time":1700000000.25}"#,
-                entry(GcKind::Upload { part_of: None }, None),
+                entry(
+                    GcKind::Upload {
+                        part_of: None,
+                        version: None,
+                    },
+                    None,
+                ),
             ),
             (
                 r#"{"kind":"upload","bucket_id":"0123456789abcdef","key":"dir/key \"quoted\"","stripes":null,"time":1700000000.25,"part_of":["2~0000018bcfe56800a1b2c3d4e5f60718",7]}"#,
                 entry(
                     GcKind::Upload {
                         part_of: Some(("2~0000018bcfe56800a1b2c3d4e5f60718".into(), 7)),
+                        version: None,
                     },
                     None,
                 ),

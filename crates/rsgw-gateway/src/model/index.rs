@@ -1,6 +1,7 @@
 //! The bucket index's records: an entry per object (omap value of its
-//! index shard, key = the object key) and each shard's usage counters
-//! (xattr `rsgw.stats`; docs/layout.md#usage-counters).
+//! index shard, key = the object key), in a versioned bucket one per
+//! version too (named as `model::versioning` says), and each shard's usage
+//! counters (xattr `rsgw.stats`; docs/layout.md#usage-counters).
 
 use bytes::Bytes;
 use rsgw_store::StoreError;
@@ -16,16 +17,46 @@ pub(crate) struct IndexEntry {
     pub(crate) etag: String,
     pub(crate) mtime: f64,
     pub(crate) owner: String,
+    /// The version's id (`None`: the null version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) version_id: Option<String>,
+    /// A delete marker's version entry: not counted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) marker: bool,
+    /// A key's own entry whose version has a version entry of its own
+    /// (written in a versioned bucket): listed by ListObjects, not counted
+    /// (its version entry is) nor listed among versions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) versioned: bool,
 }
 
 impl IndexEntry {
-    pub(crate) fn from_meta(m: &ObjectMeta) -> Self {
+    /// The entry of a key whose current version is `m`, written in a
+    /// bucket that is `versioned` or not.
+    pub(crate) fn from_meta(m: &ObjectMeta, versioned: bool) -> Self {
         IndexEntry {
             size: m.size,
             etag: m.etag.clone(),
             mtime: m.mtime,
             owner: m.owner.clone(),
+            version_id: m.version_id.clone(),
+            marker: false,
+            versioned,
         }
+    }
+
+    /// The version entry of version `m`.
+    pub(crate) fn of_version(m: &ObjectMeta) -> Self {
+        IndexEntry {
+            marker: m.delete_marker,
+            ..IndexEntry::from_meta(m, false)
+        }
+    }
+
+    /// Whether the usage counters count it: every version that holds
+    /// data, once.
+    fn counted(&self) -> bool {
+        !self.marker && !self.versioned
     }
 }
 
@@ -122,10 +153,11 @@ pub struct ShardCheck {
     pub fixed: bool,
 }
 
-/// The object size an index entry records.
-pub(crate) fn entry_size(value: &Bytes) -> Result<u64, StoreError> {
+/// The object size an index entry adds to the usage counters (`None`:
+/// it is not counted, see [`IndexEntry::counted`]).
+pub(crate) fn counted_size(value: &Bytes) -> Result<Option<u64>, StoreError> {
     serde_json::from_slice::<IndexEntry>(value)
-        .map(|e| e.size)
+        .map(|e| e.counted().then_some(e.size))
         .map_err(|e| StoreError::Io(format!("unreadable index entry: {e}")))
 }
 

@@ -13,7 +13,9 @@
 //!   object key, value = the listing entry; a key lives in shard
 //!   [`shard_of`] of it;
 //! - pool `data`: the head of each object `<bucket id>/<key>` (first chunk
-//!   of data, and the object's metadata in xattr `rsgw.obj`), and its tail
+//!   of data, and the object's metadata in xattr `rsgw.obj`): its current
+//!   version; in a versioned bucket each other version's
+//!   `<bucket id>:<version id>/<key>`, laid out as a head; and their tail
 //!   stripes `<bucket id>.<tag>.<n>`.
 
 use rsgw_store::ObjectId;
@@ -153,6 +155,19 @@ const SHARD_PRIME_LARGE: u32 = 65521;
 
 pub(crate) fn head(bucket_id: &str, key: &str) -> ObjectId {
     ObjectId::new(DATA, format!("{bucket_id}/{key}"))
+}
+
+/// A version of `key` that is not its current one (`null`: the null
+/// version): `<bucket id>:<version id>/<key>`. Bucket ids are hex, so these
+/// names never meet heads' (`/`) or stripes' (`.`).
+pub(crate) fn version(bucket_id: &str, version: Option<&str>, key: &str) -> ObjectId {
+    ObjectId::new(
+        DATA,
+        format!(
+            "{bucket_id}:{}/{key}",
+            version.unwrap_or(crate::model::versioning::NULL_VERSION)
+        ),
+    )
 }
 
 pub(crate) fn stripe(bucket_id: &str, tag: &str, n: u64) -> ObjectId {

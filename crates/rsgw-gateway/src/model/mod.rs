@@ -25,4 +25,5 @@ pub(crate) mod quota;
 pub(crate) mod ratelimit;
 pub(crate) mod upload;
 pub(crate) mod user;
+pub(crate) mod versioning;
 pub(crate) mod website;

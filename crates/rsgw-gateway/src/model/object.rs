@@ -59,6 +59,14 @@ pub struct ObjectMeta {
     /// How the data is encrypted at rest; `None`: in the clear.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse: Option<Sse>,
+    /// The version's id; `None`: the `null` version (every object of a
+    /// bucket that was never versioned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_id: Option<String>,
+    /// Whether this version is a delete marker (no data: the key reads as
+    /// deleted while it is the current version).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delete_marker: bool,
 }
 
 /// A run of data stored as stripes `<bucket id>.<tag>.<n>`.
@@ -90,6 +98,23 @@ impl ObjectMeta {
         } else {
             &self.owner
         }
+    }
+
+    /// The version's id as S3 shows it (`null` for the null version).
+    pub fn version_name(&self) -> &str {
+        self.version_id
+            .as_deref()
+            .unwrap_or(crate::model::versioning::NULL_VERSION)
+    }
+
+    /// The version's rank among the key's versions (newest first).
+    pub(crate) fn rank(&self) -> String {
+        crate::model::versioning::rank(self.version_id.as_deref(), self.mtime)
+    }
+
+    /// Whether this version is `id` (`None`: the null version).
+    pub(crate) fn is_version(&self, id: Option<&str>) -> bool {
+        self.version_id.as_deref() == id
     }
 
     /// Last modification as a time.

@@ -92,6 +92,8 @@ pub struct GetParams {
     /// The customer key of an SSE-C object (a copy's source's, for the
     /// source).
     pub sse_key: Option<CustomerKey>,
+    /// This version (`versionId`; `null` too) instead of the current one.
+    pub version_id: Option<String>,
 }
 
 /// What a GET or HEAD found.
@@ -106,6 +108,19 @@ pub struct GetResult {
     pub parts_count: Option<u32>,
     /// The data (None for HEAD).
     pub body: Option<BodyStream>,
+    /// The version read, in a bucket whose versioning was ever set
+    /// (`x-amz-version-id`; `null` too).
+    pub version_id: Option<String>,
+}
+
+/// What a DeleteObject did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Deleted {
+    /// The version deleted, or the delete marker made
+    /// (`x-amz-version-id`), in a bucket whose versioning was ever set.
+    pub version_id: Option<String>,
+    /// Whether that version is a delete marker (`x-amz-delete-marker`).
+    pub delete_marker: bool,
 }
 
 /// An object's ACL as GetObjectAcl shows it.
@@ -219,6 +234,58 @@ pub struct ListResult {
     pub is_truncated: bool,
     /// The last key or prefix returned (where the next page starts after).
     pub next_marker: Option<String>,
+}
+
+/// What ListObjectVersions lists.
+#[derive(Debug, Clone, Default)]
+pub struct VersionListParams {
+    /// Only keys starting with this.
+    pub prefix: String,
+    /// Roll keys up to common prefixes at the first delimiter after the prefix.
+    pub delimiter: Option<String>,
+    /// Only versions of keys after this one (`key-marker`), or of this one
+    /// after `version_marker`.
+    pub key_marker: String,
+    /// `version-id-marker`: with a key marker, the versions of that key
+    /// after this one.
+    pub version_marker: Option<String>,
+    /// At most this many versions, delete markers and common prefixes.
+    pub max_keys: usize,
+}
+
+/// One version listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionEntry {
+    /// The key.
+    pub key: String,
+    /// Its version id (`None`: `null`).
+    pub version_id: Option<String>,
+    /// Whether it is the key's current version.
+    pub latest: bool,
+    /// Whether it is a delete marker.
+    pub delete_marker: bool,
+    /// Data length.
+    pub size: u64,
+    /// Hex MD5 ETag.
+    pub etag: String,
+    /// Last modification, seconds since the epoch.
+    pub mtime: f64,
+    /// Owning user id.
+    pub owner: String,
+}
+
+/// A page of ListObjectVersions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VersionList {
+    /// Versions and delete markers, by key and newest first.
+    pub versions: Vec<VersionEntry>,
+    /// Common prefixes, in order.
+    pub common_prefixes: Vec<String>,
+    /// Whether more follow.
+    pub is_truncated: bool,
+    /// Where the next page starts: the key marker and version-id marker
+    /// (none after a common prefix), when truncated.
+    pub next: Option<(String, Option<String>)>,
 }
 
 /// A page of ListMultipartUploads.

@@ -92,6 +92,7 @@ impl Gateway {
             quota: Quota::default(),
             lifecycle: None,
             encryption: None,
+            versioning: None,
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

@@ -21,4 +21,5 @@ pub(crate) mod ratelimit;
 pub(crate) mod tagging;
 pub(crate) mod usage;
 pub(crate) mod users;
+pub(crate) mod versioning;
 pub(crate) mod website;

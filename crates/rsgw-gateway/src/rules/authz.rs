@@ -135,12 +135,20 @@ pub(crate) enum Access {
     PutLifecycle,
     /// GetObject, HeadObject, a copy's source.
     GetObject,
+    /// GetObject, HeadObject or a copy's source naming a version.
+    GetObjectVersion,
     /// PutObject, a copy's destination, CreateMultipartUpload.
     PutObject,
     /// UploadPart, CompleteMultipartUpload.
     WritePart,
     /// DeleteObject, each key of DeleteObjects.
     DeleteObject,
+    /// DeleteObject or a key of DeleteObjects naming a version.
+    DeleteObjectVersion,
+    /// GetBucketVersioning.
+    GetBucketVersioning,
+    /// PutBucketVersioning.
+    PutBucketVersioning,
     /// GetObjectAcl.
     GetObjectAcl,
     /// PutObjectAcl.
@@ -208,9 +216,13 @@ impl Access {
             Access::GetLifecycle => (Action::GetLifecycleConfiguration, BucketOwner),
             Access::PutLifecycle => (Action::PutLifecycleConfiguration, BucketOwner),
             Access::GetObject => (Action::GetObject, Object(Read)),
+            Access::GetObjectVersion => (Action::GetObjectVersion, Object(Read)),
             Access::PutObject => (Action::PutObject, Bucket(Write)),
             Access::WritePart => (Action::PutObject, UploadOwner),
             Access::DeleteObject => (Action::DeleteObject, BucketWriteOrObjectOwner),
+            Access::DeleteObjectVersion => (Action::DeleteObjectVersion, BucketWriteOrObjectOwner),
+            Access::GetBucketVersioning => (Action::GetBucketVersioning, BucketOwner),
+            Access::PutBucketVersioning => (Action::PutBucketVersioning, BucketOwner),
             Access::GetObjectAcl => (Action::GetObjectAcl, Object(ReadAcp)),
             Access::PutObjectAcl => (Action::PutObjectAcl, Object(WriteAcp)),
             Access::GetObjectTagging => (Action::GetObjectTagging, Object(Read)),

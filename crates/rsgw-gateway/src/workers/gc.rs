@@ -1,7 +1,7 @@
 //! The garbage collector: finishes what interrupted writes and deletes left
 //! in the GC log (`meta/gc/log` omap, one entry per write tag).
 
-use rsgw_store::{ReadOp, StoreError};
+use rsgw_store::{ObjectId, ReadOp, StoreError};
 
 use crate::engine::omap::OmapWalk;
 use crate::model::error::GatewayResult;
@@ -9,6 +9,7 @@ use crate::model::gc::{GcEntry, GcKind};
 use crate::model::ids::now_secs;
 use crate::model::layout;
 use crate::model::upload::{PartInfo, part_key};
+use crate::model::versioning::NULL_VERSION;
 use crate::ops::gateway::Gateway;
 
 /// What one collection pass did.
@@ -53,9 +54,21 @@ impl Gateway {
                 // the write committed; only its log entry was left
                 GcKind::Upload {
                     part_of: Some((upload_id, number)),
+                    ..
                 } => self.part_committed(upload_id, *number, &tag).await?,
-                GcKind::Upload { part_of: None } => {
+                GcKind::Upload {
+                    part_of: None,
+                    version,
+                } => {
                     self.head_tag(&entry).await?.as_deref() == Some(tag.as_bytes())
+                        || match version {
+                            Some(v) => {
+                                let id = (v != NULL_VERSION).then_some(v.as_str());
+                                let obj = layout::version(&entry.bucket_id, id, &entry.key);
+                                self.tag_of(&obj).await?.as_deref() == Some(tag.as_bytes())
+                            }
+                            None => false,
+                        }
                 }
                 GcKind::Replaced => false,
             };
@@ -72,8 +85,14 @@ impl Gateway {
     /// The write tag the head of `entry`'s key carries now (`None`: no
     /// head).
     async fn head_tag(&self, entry: &GcEntry) -> GatewayResult<Option<bytes::Bytes>> {
-        let head = layout::head(&entry.bucket_id, &entry.key);
-        match self.store.read(&head, ReadOp::new().xattrs()).await {
+        self.tag_of(&layout::head(&entry.bucket_id, &entry.key))
+            .await
+    }
+
+    /// The write tag a head (or a version's object) carries now (`None`:
+    /// no such object).
+    async fn tag_of(&self, head: &ObjectId) -> GatewayResult<Option<bytes::Bytes>> {
+        match self.store.read(head, ReadOp::new().xattrs()).await {
             Ok(r) => Ok(r.xattrs.unwrap_or_default().remove(layout::TAG_XATTR)),
             Err(StoreError::NotFound) => Ok(None),
             Err(e) => Err(e.into()),
@@ -316,7 +335,10 @@ mod tests {
             };
             let entry = GcEntry {
                 kind: match c.kind {
-                    "upload" => GcKind::Upload { part_of },
+                    "upload" => GcKind::Upload {
+                        part_of,
+                        version: None,
+                    },
                     "replacing" => GcKind::Replacing {
                         while_head: c.while_head.expect("its head").into(),
                     },
@@ -423,7 +445,10 @@ mod tests {
                     kind: if i % 2 == 0 {
                         GcKind::Replaced
                     } else {
-                        GcKind::Upload { part_of: None }
+                        GcKind::Upload {
+                            part_of: None,
+                            version: None,
+                        }
                     },
                     bucket_id: BUCKET_ID.into(),
                     key: format!("k{i}"),

@@ -311,7 +311,7 @@ impl Gateway {
                 max_keys: MAX_KEYS,
                 ..ListParams::default()
             };
-            let page = self.list_objects(rq, bucket, &params, false).await?;
+            let page = self.list_objects(rq, bucket, &params).await?;
             for e in &page.entries {
                 report.examined += 1;
                 start_after.clone_from(&e.key);

@@ -1,14 +1,14 @@
 //! CopyObject, and what UploadPartCopy shares with it: the copy source,
 //! its conditions and its range.
 
-use rsgw_gateway::CopyMetadata;
+use rsgw_gateway::{CopyMetadata, GetParams};
 use s3s::dto::*;
 use s3s::{S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
+use super::RsgwS3;
 use super::acl::{grant_headers, header_acl};
 use super::put::stored_headers;
 use super::tagging::tagging_header;
-use super::{RsgwS3, only_null_version};
 use crate::crypt::{echo, sse_request, with_echo};
 use crate::dto::{etag, ts};
 use crate::error::to_s3;
@@ -19,7 +19,7 @@ pub(super) async fn copy_object(
 ) -> S3Result<S3Response<CopyObjectOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let (src_bucket, src_key) = copy_source(&i.copy_source)?;
+    let (src_bucket, src_key, src_version) = copy_source(&i.copy_source)?;
     let metadata = match i.metadata_directive.as_ref().map(MetadataDirective::as_str) {
         None | Some("COPY") => CopyMetadata::Copy,
         Some("REPLACE") => CopyMetadata::Replace {
@@ -43,7 +43,10 @@ pub(super) async fn copy_object(
             ));
         }
     };
-    let conditions = source_conditions!(i, req.headers);
+    let conditions = GetParams {
+        version_id: src_version.map(str::to_string),
+        ..source_conditions!(i, req.headers)
+    };
     let res = s3
         .gw
         .copy_object(
@@ -69,6 +72,8 @@ pub(super) async fn copy_object(
             last_modified: Some(ts(res.meta.mtime)),
             ..Default::default()
         }),
+        version_id: res.meta.version_id.clone(),
+        copy_source_version_id: src_version.map(str::to_string),
         ..Default::default()
     };
     Ok(S3Response::new(with_echo!(
@@ -77,10 +82,9 @@ pub(super) async fn copy_object(
     )))
 }
 
-/// A copy's source, as bucket and key: a key of a bucket, in its only
-/// version (`null`); an access point's is refused, never taken for
-/// another.
-pub(super) fn copy_source(s: &CopySource) -> S3Result<(&str, &str)> {
+/// A copy's source, as bucket, key and the version named (`versionId`);
+/// an access point's is refused, never taken for another.
+pub(super) fn copy_source(s: &CopySource) -> S3Result<(&str, &str, Option<&str>)> {
     let CopySource::Bucket {
         bucket,
         key,
@@ -92,8 +96,7 @@ pub(super) fn copy_source(s: &CopySource) -> S3Result<(&str, &str)> {
             "copy sources other than bucket/key are not supported"
         ));
     };
-    only_null_version(version_id.as_deref())?;
-    Ok((bucket, key))
+    Ok((bucket, key, version_id.as_deref()))
 }
 
 /// The conditions on a copy's source (`x-amz-copy-source-if-*`), from the

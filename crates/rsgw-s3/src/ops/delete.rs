@@ -1,9 +1,11 @@
-//! DeleteObject and DeleteObjects.
+//! DeleteObject and DeleteObjects: of the current object (in a versioned
+//! bucket, a delete marker made), or of the version a `versionId` names.
 
+use rsgw_gateway::Deleted;
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
-use super::{RsgwS3, only_null_version};
+use super::RsgwS3;
 use crate::error::to_s3;
 use crate::limits::MAX_DELETE_KEYS;
 
@@ -12,18 +14,17 @@ pub(super) async fn delete_object(
     req: S3Request<DeleteObjectInput>,
 ) -> S3Result<S3Response<DeleteObjectOutput>> {
     let rq = s3.requester(&req).await?;
-    if only_null_version(req.input.version_id.as_deref()).is_err() {
-        // a version that does not exist: nothing to delete (AWS's
-        // answer for a versioned bucket, radosgw's here); never the
-        // current object
-        s3.gw.bucket_info(&req.input.bucket).await.map_err(to_s3)?;
-        return Ok(S3Response::new(DeleteObjectOutput::default()));
+    let i = &req.input;
+    let done = match i.version_id.as_deref() {
+        Some(v) => s3.gw.delete_object_version(&rq, &i.bucket, &i.key, v).await,
+        None => s3.gw.delete_object(&rq, &i.bucket, &i.key).await,
     }
-    s3.gw
-        .delete_object(&rq, &req.input.bucket, &req.input.key)
-        .await
-        .map_err(to_s3)?;
-    Ok(S3Response::new(DeleteObjectOutput::default()))
+    .map_err(to_s3)?;
+    Ok(S3Response::new(DeleteObjectOutput {
+        delete_marker: done.delete_marker.then_some(true),
+        version_id: done.version_id,
+        ..Default::default()
+    }))
 }
 
 pub(super) async fn delete_objects(
@@ -41,29 +42,17 @@ pub(super) async fn delete_objects(
     s3.gw.bucket_info(&i.bucket).await.map_err(to_s3)?;
     let quiet = i.delete.quiet.unwrap_or(false);
     let (mut deleted, mut errors) = (Vec::new(), Vec::new());
-    // a version that does not exist has nothing to delete (see
-    // delete_object)
-    let (keys, versions): (Vec<_>, Vec<_>) = i
+    let keys = i
         .delete
         .objects
         .into_iter()
-        .partition(|o| only_null_version(o.version_id.as_deref()).is_ok());
-    if !quiet {
-        deleted.extend(versions.into_iter().map(|o| DeletedObject {
-            key: Some(o.key),
-            version_id: o.version_id,
-            ..Default::default()
-        }));
-    }
-    let keys = keys.into_iter().map(|o| o.key).collect();
-    for (key, r) in s3.gw.delete_objects(&rq, &i.bucket, keys).await {
+        .map(|o| (o.key, o.version_id))
+        .collect();
+    for (key, version, r) in s3.gw.delete_objects(&rq, &i.bucket, keys).await {
         match r {
-            Ok(()) => {
+            Ok(done) => {
                 if !quiet {
-                    deleted.push(DeletedObject {
-                        key: Some(key),
-                        ..Default::default()
-                    });
+                    deleted.push(deleted_object(key, version, done));
                 }
             }
             Err(e) => {
@@ -72,7 +61,7 @@ pub(super) async fn delete_objects(
                     key: Some(key),
                     code: Some(s3e.code().as_str().to_string()),
                     message: s3e.message().map(str::to_string),
-                    version_id: None,
+                    version_id: version,
                 });
             }
         }
@@ -82,4 +71,24 @@ pub(super) async fn delete_objects(
         errors: Some(errors),
         ..Default::default()
     }))
+}
+
+/// A key's `Deleted` entry: the version named, or the delete marker made
+/// (`DeleteMarkerVersionId`), as S3 answers.
+fn deleted_object(key: String, version: Option<String>, done: Deleted) -> DeletedObject {
+    let marker = done.delete_marker.then_some(true);
+    match version {
+        Some(v) => DeletedObject {
+            key: Some(key),
+            version_id: Some(v),
+            delete_marker: marker,
+            ..Default::default()
+        },
+        None => DeletedObject {
+            key: Some(key),
+            delete_marker: marker,
+            delete_marker_version_id: done.version_id.filter(|_| done.delete_marker),
+            ..Default::default()
+        },
+    }
 }

@@ -5,19 +5,17 @@ use rsgw_gateway::{GetParams, MAX_PART_NUMBER, RangeSpec, Requester};
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
-use super::{RsgwS3, only_null_version};
+use super::RsgwS3;
 use crate::checksums;
 use crate::crypt::{CUSTOMER, customer_key, echo, with_echo};
 use crate::dto::{etag, get_params, ts};
 use crate::error::to_s3;
 
 /// What a GetObject or HeadObject (inputs with the same fields) asks of the
-/// read: first the refusals (a version that does not exist, overrides
-/// from an anonymous requester), then its range or part, conditions and
-/// the SSE-C key sent.
+/// read: first the refusals (overrides from an anonymous requester), then
+/// its range or part, conditions, the SSE-C key sent and the version.
 macro_rules! read_params {
     ($rq:ident, $i:ident, $headers:expr, $head_only:expr) => {{
-        only_null_version($i.version_id.as_deref())?;
         no_anonymous_overrides(
             &$rq,
             $i.response_content_type.is_some()
@@ -37,6 +35,7 @@ macro_rules! read_params {
             $i.part_number,
         )?;
         params.sse_key = customer_key(&$headers, CUSTOMER)?;
+        params.version_id = $i.version_id.clone();
         params
     }};
 }
@@ -67,6 +66,7 @@ macro_rules! read_response {
             content_language: h("content-language"),
             cache_control: h("cache-control"),
             parts_count: $res.parts_count.map(|n| n as i32),
+            version_id: $res.version_id.clone(),
             ..Default::default()
         };
         for (field, v) in [

@@ -2,7 +2,7 @@
 //! bucket index, its keys encoded as `encoding-type` asks.
 
 use base64::Engine;
-use rsgw_gateway::{ListParams, ListResult, Requester};
+use rsgw_gateway::{ListParams, ListResult, NULL_VERSION, Requester, VersionListParams};
 use s3s::dto::*;
 use s3s::{S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
@@ -27,7 +27,7 @@ pub(super) async fn list_objects(
         max_keys: max as usize,
     };
     let enc = Encoder::new(&i.encoding_type)?;
-    let (res, mut contents, mut prefixes) = page(s3, &rq, &i.bucket, params, true, false).await?;
+    let (res, mut contents, mut prefixes) = page(s3, &rq, &i.bucket, params, true).await?;
     enc.listing(&mut contents, &mut prefixes);
     Ok(S3Response::new(ListObjectsOutput {
         name: Some(i.bucket),
@@ -92,8 +92,7 @@ pub(super) async fn list_objects_v2(
     };
     let enc = Encoder::new(&i.encoding_type)?;
     let fetch_owner = i.fetch_owner.unwrap_or(false);
-    let (res, mut contents, mut prefixes) =
-        page(s3, &rq, &i.bucket, params, fetch_owner, false).await?;
+    let (res, mut contents, mut prefixes) = page(s3, &rq, &i.bucket, params, fetch_owner).await?;
     enc.listing(&mut contents, &mut prefixes);
     let count = (contents.len() + prefixes.len()) as i32;
     Ok(S3Response::new(ListObjectsV2Output {
@@ -117,35 +116,57 @@ pub(super) async fn list_object_versions(
     s3: &RsgwS3,
     req: S3Request<ListObjectVersionsInput>,
 ) -> S3Result<S3Response<ListObjectVersionsOutput>> {
-    // Buckets are unversioned: every object is its own only ("null") version.
     let rq = s3.requester(&req).await?;
     let i = req.input;
     let max = page_size(i.max_keys);
-    let params = ListParams {
+    let params = VersionListParams {
         prefix: i.prefix.clone().unwrap_or_default(),
         delimiter: i.delimiter.clone(),
-        start_after: i.key_marker.clone().unwrap_or_default(),
+        key_marker: i.key_marker.clone().unwrap_or_default(),
+        version_marker: i.version_id_marker.clone().filter(|v| !v.is_empty()),
         max_keys: max as usize,
     };
     let enc = Encoder::new(&i.encoding_type)?;
-    let (res, objects, mut prefixes) = page(s3, &rq, &i.bucket, params, true, true).await?;
-    enc.listing(&mut [], &mut prefixes);
-    let versions = objects
+    let res = s3
+        .gw
+        .list_object_versions(&rq, &i.bucket, &params)
+        .await
+        .map_err(to_s3)?;
+    let (mut versions, mut markers) = (Vec::new(), Vec::new());
+    for v in res.versions {
+        let version_id = Some(v.version_id.unwrap_or_else(|| NULL_VERSION.to_string()));
+        let owner = Some(s3.owner(&v.owner).await);
+        if v.delete_marker {
+            markers.push(DeleteMarkerEntry {
+                key: enc.opt(Some(v.key)),
+                version_id,
+                is_latest: Some(v.latest),
+                last_modified: Some(ts(v.mtime)),
+                owner,
+            });
+        } else {
+            versions.push(ObjectVersion {
+                key: enc.opt(Some(v.key)),
+                e_tag: Some(etag(&v.etag)),
+                size: Some(v.size as i64),
+                last_modified: Some(ts(v.mtime)),
+                owner,
+                is_latest: Some(v.latest),
+                version_id,
+                storage_class: Some(ObjectVersionStorageClass::from_static(
+                    ObjectVersionStorageClass::STANDARD,
+                )),
+                ..Default::default()
+            });
+        }
+    }
+    let mut prefixes: Vec<CommonPrefix> = res
+        .common_prefixes
         .into_iter()
-        .map(|o| ObjectVersion {
-            key: enc.opt(o.key),
-            e_tag: o.e_tag,
-            size: o.size,
-            last_modified: o.last_modified,
-            owner: o.owner,
-            is_latest: Some(true),
-            version_id: Some("null".into()),
-            storage_class: Some(ObjectVersionStorageClass::from_static(
-                ObjectVersionStorageClass::STANDARD,
-            )),
-            ..Default::default()
-        })
+        .map(|p| CommonPrefix { prefix: Some(p) })
         .collect();
+    enc.listing(&mut [], &mut prefixes);
+    let (next_key, next_version) = res.next.map_or((None, None), |(k, v)| (Some(k), v));
     Ok(S3Response::new(ListObjectVersionsOutput {
         name: Some(i.bucket),
         prefix: Some(enc.s(i.prefix.unwrap_or_default())),
@@ -154,9 +175,10 @@ pub(super) async fn list_object_versions(
         version_id_marker: Some(i.version_id_marker.unwrap_or_default()),
         max_keys: Some(max),
         is_truncated: Some(res.is_truncated),
-        next_key_marker: enc.opt(res.next_marker.clone()),
-        next_version_id_marker: res.next_marker.as_ref().map(|_| "null".to_string()),
+        next_key_marker: enc.opt(next_key),
+        next_version_id_marker: next_version,
         versions: Some(versions),
+        delete_markers: Some(markers),
         common_prefixes: Some(prefixes),
         delimiter: enc.opt(echoed(i.delimiter)),
         encoding_type: i.encoding_type,
@@ -168,19 +190,17 @@ pub(super) async fn list_object_versions(
 /// and `CommonPrefixes`.
 type Page = (ListResult, Vec<Object>, Vec<CommonPrefix>);
 
-/// Lists one page of `bucket` (its versions, for ListObjectVersions),
-/// with each key's owner when `fetch_owner`.
+/// Lists one page of `bucket`, with each key's owner when `fetch_owner`.
 async fn page(
     s3: &RsgwS3,
     rq: &Requester,
     bucket: &str,
     params: ListParams,
     fetch_owner: bool,
-    versions: bool,
 ) -> S3Result<Page> {
     let res = s3
         .gw
-        .list_objects(rq, bucket, &params, versions)
+        .list_objects(rq, bucket, &params)
         .await
         .map_err(to_s3)?;
     let mut objects = Vec::with_capacity(res.entries.len());

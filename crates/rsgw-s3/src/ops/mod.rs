@@ -28,6 +28,7 @@ mod put;
 mod tagging;
 #[cfg(test)]
 mod testutil;
+mod versioning;
 mod website;
 
 use std::future::Future;
@@ -78,15 +79,16 @@ impl RsgwS3 {
     }
 }
 
-/// A `versionId` (request parameter or copy source's): objects of
-/// unversioned buckets have one version, `null`; any other does not
-/// exist, and must never be taken for the current one.
-fn only_null_version(version: Option<&str>) -> S3Result<()> {
+/// The `versionId` of an operation on an object's ACL or tags: they are
+/// kept per key, for its current version, so only the key's current
+/// version can be named (as `null`, or with no version id); another is
+/// refused rather than taken for the current one.
+fn current_version_only(version: Option<&str>) -> S3Result<()> {
     match version {
         None | Some("null") => Ok(()),
         Some(_) => Err(s3_error!(
-            NoSuchVersion,
-            "The specified version does not exist."
+            NotImplemented,
+            "ACLs and tags of versions other than the current one are not supported: send the request without versionId"
         )),
     }
 }
@@ -152,6 +154,8 @@ delegate! {
     tagging::put_object_tagging(PutObjectTaggingInput) -> PutObjectTaggingOutput;
     tagging::delete_object_tagging(DeleteObjectTaggingInput) -> DeleteObjectTaggingOutput;
 
+    versioning::get_bucket_versioning(GetBucketVersioningInput) -> GetBucketVersioningOutput;
+    versioning::put_bucket_versioning(PutBucketVersioningInput) -> PutBucketVersioningOutput;
     lifecycle::get_bucket_lifecycle_configuration(GetBucketLifecycleConfigurationInput) -> GetBucketLifecycleConfigurationOutput;
     lifecycle::put_bucket_lifecycle_configuration(PutBucketLifecycleConfigurationInput) -> PutBucketLifecycleConfigurationOutput;
     lifecycle::delete_bucket_lifecycle(DeleteBucketLifecycleInput) -> DeleteBucketLifecycleOutput;

@@ -2,7 +2,7 @@
 //! CompleteMultipartUpload, AbortMultipartUpload, ListParts and
 //! ListMultipartUploads.
 
-use rsgw_gateway::{CompleteChecks, MAX_PART_NUMBER};
+use rsgw_gateway::{CompleteChecks, GetParams, MAX_PART_NUMBER};
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
@@ -84,14 +84,17 @@ pub(super) async fn upload_part_copy(
 ) -> S3Result<S3Response<UploadPartCopyOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let (src_bucket, src_key) = copy_source(&i.copy_source)?;
+    let (src_bucket, src_key, src_version) = copy_source(&i.copy_source)?;
     let number = part_number(i.part_number)?;
     let range = i
         .copy_source_range
         .as_deref()
         .map(copy_source_range)
         .transpose()?;
-    let conditions = source_conditions!(i, req.headers);
+    let conditions = GetParams {
+        version_id: src_version.map(str::to_string),
+        ..source_conditions!(i, req.headers)
+    };
     let sse_key = customer_key(&req.headers, CUSTOMER)?;
     let part = s3
         .gw
@@ -175,6 +178,7 @@ pub(super) async fn complete_multipart_upload(
         bucket: Some(i.bucket),
         key: Some(i.key),
         e_tag: Some(etag(&res.meta.etag)),
+        version_id: res.meta.version_id.clone(),
         ..Default::default()
     };
     // S3's answer names no customer key here: only the other modes

@@ -37,6 +37,7 @@ pub(super) async fn put_object(
     let out = with_checksums!(
         PutObjectOutput {
             e_tag: Some(etag(&res.meta.etag)),
+            version_id: res.meta.version_id.clone(),
         },
         checksums::stored(&res.meta)
     );

@@ -56,8 +56,12 @@ actions! {
     GetLifecycleConfiguration = "s3:GetLifecycleConfiguration", false;
     PutLifecycleConfiguration = "s3:PutLifecycleConfiguration", false;
     GetObject = "s3:GetObject", true;
+    GetObjectVersion = "s3:GetObjectVersion", true;
     PutObject = "s3:PutObject", true;
     DeleteObject = "s3:DeleteObject", true;
+    DeleteObjectVersion = "s3:DeleteObjectVersion", true;
+    GetBucketVersioning = "s3:GetBucketVersioning", false;
+    PutBucketVersioning = "s3:PutBucketVersioning", false;
     GetObjectAcl = "s3:GetObjectAcl", true;
     PutObjectAcl = "s3:PutObjectAcl", true;
     GetObjectTagging = "s3:GetObjectTagging", true;

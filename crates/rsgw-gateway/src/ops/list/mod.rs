@@ -3,6 +3,7 @@
 
 #[cfg(test)]
 mod tests;
+mod versions;
 
 use std::collections::VecDeque;
 
@@ -14,13 +15,32 @@ use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::index::IndexEntry;
 use crate::model::limits::SHARD_CONCURRENCY;
 use crate::model::params::{ListEntry, ListParams, ListResult};
+use crate::model::versioning::past_version_entries;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 
 /// The smallest string greater than every string starting with `prefix`
 /// that the listing could meet: `prefix` followed by the highest code point.
-fn past(prefix: &str) -> String {
+pub(super) fn past(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
+}
+
+/// Where a walk of the keys' own entries under `prefix` starts, the
+/// listing being after `start_after`: past the versions' entries, which
+/// sort before every key.
+pub(super) fn walk_start(prefix: &str, start_after: &str) -> String {
+    let after = if start_after < prefix {
+        ""
+    } else {
+        start_after
+    };
+    if prefix.is_empty() {
+        let versions = past_version_entries();
+        if after < versions.as_str() {
+            return versions;
+        }
+    }
+    after.to_string()
 }
 
 /// How many entries to ask of each of `shards` shards when the listing may
@@ -72,7 +92,7 @@ impl ShardCursor {
 /// The index shards of a bucket merged in key order: one sorted stream of
 /// the entries under `prefix` after a position, read a page per shard at a
 /// time (all shards that need a read at once), sized by [`per_shard`].
-struct MergedIndex<'a> {
+pub(super) struct MergedIndex<'a> {
     store: &'a dyn Store,
     prefix: &'a str,
     shards: Vec<ShardCursor>,
@@ -81,7 +101,12 @@ struct MergedIndex<'a> {
 }
 
 impl<'a> MergedIndex<'a> {
-    fn new(store: &'a dyn Store, shards: Vec<ObjectId>, prefix: &'a str, after: String) -> Self {
+    pub(super) fn new(
+        store: &'a dyn Store,
+        shards: Vec<ObjectId>,
+        prefix: &'a str,
+        after: String,
+    ) -> Self {
         MergedIndex {
             store,
             prefix,
@@ -101,7 +126,7 @@ impl<'a> MergedIndex<'a> {
 
     /// Moves the position forward to `after`: entries up to it are
     /// skipped (a shard whose buffer empties is read again from there).
-    fn seek(&mut self, after: String) {
+    pub(super) fn seek(&mut self, after: String) {
         if after <= self.after {
             return;
         }
@@ -144,7 +169,7 @@ impl<'a> MergedIndex<'a> {
 
     /// The next entry in key order, the listing being able to take `want`
     /// more entries (a hint for the size of the reads); `None` at the end.
-    async fn next(&mut self, want: u64) -> GatewayResult<Option<(String, Bytes)>> {
+    pub(super) async fn next(&mut self, want: u64) -> GatewayResult<Option<(String, Bytes)>> {
         let base = per_shard(want, self.shards.len());
         self.fill(base, want.clamp(1, OMAP_MAX_PAGE)).await?;
         let Some(s) = self
@@ -200,20 +225,14 @@ async fn read_shard(
 }
 
 impl Gateway {
-    /// Lists a bucket (ListObjects v1 and v2, or with `versions`
-    /// ListObjectVersions, as `rq` may).
+    /// Lists a bucket (ListObjects v1 and v2), as `rq` may.
     pub async fn list_objects(
         &self,
         rq: &Requester,
         bucket: &str,
         p: &ListParams,
-        versions: bool,
     ) -> GatewayResult<ListResult> {
-        let access = if versions {
-            Access::ListBucketVersions
-        } else {
-            Access::ListBucket
-        };
+        let access = Access::ListBucket;
         let info = self.bucket_info(bucket).await?;
         authorize(rq, access, &Target::listing(&info, p))?;
         match self.list_index(&info, p).await {
@@ -240,11 +259,11 @@ impl Gateway {
         if p.max_keys == 0 {
             return Ok(out);
         }
-        let after = if p.start_after.as_str() < p.prefix.as_str() {
-            String::new()
-        } else {
-            p.start_after.clone()
-        };
+        // no key holds a NUL: the index's entries with one are versions'
+        if p.prefix.contains('\0') {
+            return Ok(out);
+        }
+        let after = walk_start(&p.prefix, &p.start_after);
         let mut index = MergedIndex::new(&*self.store, info.index_shards(), &p.prefix, after);
         let delim = p.delimiter.as_deref().filter(|d| !d.is_empty());
         loop {

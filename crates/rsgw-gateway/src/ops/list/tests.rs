@@ -44,6 +44,9 @@ async fn write_index(f: &Fixture, bucket: &str, keys: impl Iterator<Item = Strin
             etag: format!("etag{i}"),
             mtime: 1000.0 + i as f64,
             owner: "alice".into(),
+            version_id: None,
+            marker: false,
+            versioned: false,
         };
         let v = Bytes::from(serde_json::to_vec(&e).expect("json"));
         shards.entry(info.index_of(&k)).or_default().push((k, v));
@@ -68,7 +71,7 @@ fn params(prefix: &str, delimiter: Option<&str>, start_after: &str, max: usize) 
 }
 
 async fn list(f: &Fixture, p: &ListParams) -> ListResult {
-    f.gw.list_objects(&owner(), "list", p, false)
+    f.gw.list_objects(&owner(), "list", p)
         .await
         .unwrap_or_else(|e| panic!("list {p:?}: {e}"))
 }
@@ -383,7 +386,7 @@ async fn highest_code_point_on(shards: u32) {
                 .build()
                 .expect("runtime");
             // the receiver is gone only if the test already failed
-            let _ = tx.send(rt.block_on(gw.list_objects(&owner(), "list", &p, false)));
+            let _ = tx.send(rt.block_on(gw.list_objects(&owner(), "list", &p)));
         });
         let r = rx
             .recv_timeout(std::time::Duration::from_secs(30))
@@ -457,7 +460,7 @@ pub(super) fn count_read(entries: usize) {
 async fn cost_of(f: &Fixture, bucket: &str, p: &ListParams) -> (ListResult, u64, u64) {
     SHARD_READS.with(|c| c.set((0, 0)));
     let r =
-        f.gw.list_objects(&owner(), bucket, p, false)
+        f.gw.list_objects(&owner(), bucket, p)
             .await
             .unwrap_or_else(|e| panic!("list {p:?}: {e}"));
     let (reads, entries) = SHARD_READS.with(std::cell::Cell::get);
@@ -651,7 +654,7 @@ async fn sharded_listings_are_the_single_index_listing() {
                     .expect("oracle");
                 for shards in counts {
                     let got =
-                        f.gw.list_objects(&owner(), &format!("shards{shards}"), &p, false)
+                        f.gw.list_objects(&owner(), &format!("shards{shards}"), &p)
                             .await
                             .unwrap_or_else(|e| panic!("{what}: {e}"));
                     assert_eq!(got, want, "{shards} shards, page {pages} of {what}");
@@ -717,7 +720,7 @@ async fn buckets_from_before_shards_keep_their_index() {
         .await
         .expect("delete");
     let r =
-        f.gw.list_objects(&owner(), "old", &params("", Some("/"), "", 1000), false)
+        f.gw.list_objects(&owner(), "old", &params("", Some("/"), "", 1000))
             .await
             .expect("list");
     assert_eq!(keys(&r), ["a"]);

@@ -182,6 +182,7 @@ impl Gateway {
                     key,
                     head_len: 0,
                     part_of: Some((upload_id.into(), number)),
+                    version: None,
                     cipher,
                 },
                 Declared {
@@ -377,10 +378,11 @@ impl Gateway {
         }
         let etag = multipart_etag(chosen.iter().map(|p| p.etag.as_str()))
             .map_err(|e| GatewayError::Corrupt(e.to_string()))?;
+        let mtime = now_secs();
         let meta = ObjectMeta {
             size: chosen.iter().map(|p| p.size).sum(),
             etag,
-            mtime: now_secs(),
+            mtime,
             owner: up.owner.clone(),
             acl: up.acl.clone(),
             headers: up.headers.clone(),
@@ -395,6 +397,8 @@ impl Gateway {
                 parts: chosen.iter().map(|p| p.size).collect(),
                 ..sse
             }),
+            version_id: info.new_version(mtime)?,
+            delete_marker: false,
         };
         if let Some(size) = checks.object_size
             && size != meta.size

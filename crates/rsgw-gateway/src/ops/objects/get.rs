@@ -14,6 +14,7 @@ use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
 use crate::model::object::{ObjectMeta, parse_meta};
 use crate::model::params::{BodyStream, GetParams, GetResult, RangeSpec};
+use crate::model::versioning::{NULL_VERSION, check_version_id};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, missing_key};
 use crate::rules::crypt::{ChunkCipher, Decryptor, object_key, plan};
@@ -31,6 +32,12 @@ impl Gateway {
     ) -> GatewayResult<GetResult> {
         validate_key(key)?;
         let mut info = self.bucket_info(bucket).await?;
+        if let Some(v) = params.version_id.as_deref()
+            && (v != NULL_VERSION || info.versioning.is_some())
+        {
+            let v = v.to_string();
+            return self.get_version(rq, &info, key, &v, params).await;
+        }
         let mut head = layout::head(&info.id, key);
         let mut ticket = match self.objects.lookup(&head.name) {
             Lookup::Hit(c) => {
@@ -71,6 +78,16 @@ impl Gateway {
         let xattrs = r.xattrs.unwrap_or_default();
         let meta = parse_meta(&xattrs)?;
         let data = r.data.unwrap_or_default();
+        if meta.delete_marker {
+            return Err(match missing_key(rq, &info) {
+                GatewayError::NoSuchKey => GatewayError::DeleteMarker {
+                    version_id: meta.version_name().to_string(),
+                    mtime: meta.mtime,
+                    by_version: false,
+                },
+                e => e,
+            });
+        }
         self.authorize_get(rq, &info, key, &meta)?;
         if let Some(t) = ticket
             && !params.head_only
@@ -105,6 +122,40 @@ impl Gateway {
         self.answer_get(rq, &info, params, meta, data)
     }
 
+    /// A GET or HEAD of version `v` (`versionId`) of `key`: the head's if
+    /// it is that version, else the version's own object (never the object
+    /// cache, which holds current versions).
+    async fn get_version(
+        &self,
+        rq: &Requester,
+        info: &BucketInfo,
+        key: &str,
+        v: &str,
+        params: GetParams,
+    ) -> GatewayResult<GetResult> {
+        check_version_id(v)?;
+        let id = (v != NULL_VERSION).then_some(v);
+        let Some(found) = self.read_version(&info.id, key, id).await? else {
+            return Err(match missing_key(rq, info) {
+                GatewayError::NoSuchKey => GatewayError::NoSuchVersion,
+                e => e,
+            });
+        };
+        authorize(
+            rq,
+            Access::GetObjectVersion,
+            &Target::stored(info, key, &found.meta),
+        )?;
+        if found.meta.delete_marker {
+            return Err(GatewayError::DeleteMarker {
+                version_id: v.to_string(),
+                mtime: found.meta.mtime,
+                by_version: true,
+            });
+        }
+        self.answer_get(rq, info, params, found.meta, found.data)
+    }
+
     /// A GET or HEAD of a whole object answered from memory alone: the
     /// bucket's record and the object cached, and `rq` allowed to read it.
     /// `None` whenever anything else holds (not cached, refused, an
@@ -116,6 +167,11 @@ impl Gateway {
         }
         let info = self.cache.bucket(bucket)?;
         let c = self.objects.lookup_hit(&layout::head(&info.id, key).name)?;
+        // the null version of a versioned bucket is answered with its id,
+        // which its record does not hold
+        if info.versioning.is_some() && c.meta.version_id.is_none() {
+            return None;
+        }
         self.authorize_get(rq, &info, key, &c.meta).ok()?;
         Some(CachedObject(c))
     }
@@ -182,6 +238,10 @@ impl Gateway {
             Some(spec) => resolve_range(spec, &meta)?,
             None => None,
         };
+        let version_id = info
+            .versioning
+            .is_some()
+            .then(|| meta.version_name().to_string());
         let parts_count = match params.range {
             Some(RangeSpec::Part(_)) if !meta.upload_id.is_empty() => Some(meta.tails.len() as u32),
             _ => None,
@@ -192,6 +252,7 @@ impl Gateway {
                 range,
                 parts_count,
                 body: None,
+                version_id,
             });
         }
         let (start, end) = range.unwrap_or((0, meta.size));
@@ -206,6 +267,7 @@ impl Gateway {
             range,
             parts_count,
             body: Some(body),
+            version_id,
         })
     }
 

@@ -8,6 +8,7 @@ use crate::model::ids::now_secs;
 use crate::model::layout;
 use crate::model::object::{ObjectMeta, Tail};
 use crate::model::params::{BodyStream, PutParams, PutResult};
+use crate::model::versioning::NULL_VERSION;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::crypt::ChunkCipher;
@@ -44,6 +45,8 @@ impl Gateway {
             let cur = self.head_meta(&head_id).await?;
             check_put_conditions(&params, cur.as_ref())?;
         }
+        // the version's id, from when the write began: it orders versions
+        let version_id = info.new_version(now_secs())?;
         let w = self
             .write_body(
                 WriteTarget {
@@ -51,6 +54,9 @@ impl Gateway {
                     key,
                     head_len: self.opts.chunk_size as usize,
                     part_of: None,
+                    version: info
+                        .versioning
+                        .map(|_| version_id.as_deref().unwrap_or(NULL_VERSION).to_string()),
                     cipher: sse.as_ref().map(|(_, k)| ChunkCipher::new(k)),
                 },
                 Declared {
@@ -84,6 +90,8 @@ impl Gateway {
             checksums: w.checksums,
             upload_id: String::new(),
             sse: sse.map(|(s, _)| s),
+            version_id,
+            delete_marker: false,
         };
         let swap = Swap::Head {
             data: w.head,

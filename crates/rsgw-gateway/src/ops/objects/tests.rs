@@ -186,24 +186,30 @@ async fn delete_objects_answers_each_key_in_order() {
         f.gw.delete_objects(
             &Requester::anonymous(),
             "many",
-            vec!["k00".into(), "k01".into()],
+            vec![("k00".into(), None), ("k01".into(), None)],
         )
         .await;
     assert!(
         got.iter()
-            .all(|(_, r)| matches!(r, Err(GatewayError::AccessDenied))),
+            .all(|(_, _, r)| matches!(r, Err(GatewayError::AccessDenied))),
         "anonymous: {got:?}"
     );
     let mut asked = keys.clone();
     asked.insert(5, "k03".into());
     asked.push("missing".into());
     asked.push("k19".into());
-    let got = f.gw.delete_objects(&owner(), "many", asked.clone()).await;
+    let got =
+        f.gw.delete_objects(
+            &owner(),
+            "many",
+            asked.iter().map(|k| (k.clone(), None)).collect(),
+        )
+        .await;
     assert_eq!(
-        got.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+        got.iter().map(|(k, _, _)| k.clone()).collect::<Vec<_>>(),
         asked
     );
-    assert!(got.iter().all(|(_, r)| r.is_ok()), "{got:?}");
+    assert!(got.iter().all(|(_, _, r)| r.is_ok()), "{got:?}");
     assert_eq!(
         f.data_objects().await,
         Vec::<String>::new(),

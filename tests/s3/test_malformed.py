@@ -222,7 +222,7 @@ def test_unsupported_apis_are_not_retried(t, bucket, rsgw_only):
     client = t.client(os.environ["ALICE_AK"], os.environ["ALICE_SK"], retries={"max_attempts": 5, "mode": "standard"})
     calls = [
         lambda: client.get_bucket_logging(Bucket=bucket),
-        lambda: client.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"}),
+        lambda: client.put_bucket_notification_configuration(Bucket=bucket, NotificationConfiguration={}),
         lambda: client.get_bucket_replication(Bucket=bucket),
         lambda: client.get_bucket_ownership_controls(Bucket=bucket),
     ]

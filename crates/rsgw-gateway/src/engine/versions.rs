@@ -49,6 +49,17 @@ pub(crate) struct StoredVersion {
     pub(crate) marked: Marked,
 }
 
+/// What [`Engine::remove_copy`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CopyRemoval {
+    /// The version's object, removed.
+    Removed,
+    /// No object: a delete of the version removed it first.
+    Absent,
+    /// An object of another write of the version (a later copy), kept.
+    Other,
+}
+
 /// Where a new version went.
 #[derive(Debug)]
 pub(crate) struct Placed {
@@ -317,13 +328,13 @@ impl Engine {
     }
 
     /// Removes the object of version `meta` if it still holds that
-    /// version (its tag); answers whether it did or there was none.
+    /// version (its tag).
     pub(crate) async fn remove_copy(
         &self,
         bucket_id: &str,
         key: &str,
         meta: &ObjectMeta,
-    ) -> GatewayResult<bool> {
+    ) -> GatewayResult<CopyRemoval> {
         let obj = layout::version(bucket_id, meta.version_id.as_deref(), key);
         match self
             .store
@@ -335,8 +346,9 @@ impl Engine {
             )
             .await
         {
-            Ok(_) | Err(StoreError::NotFound) => Ok(true),
-            Err(StoreError::GuardFailed(_)) => Ok(false),
+            Ok(_) => Ok(CopyRemoval::Removed),
+            Err(StoreError::NotFound) => Ok(CopyRemoval::Absent),
+            Err(StoreError::GuardFailed(_)) => Ok(CopyRemoval::Other),
             Err(e) => Err(e.into()),
         }
     }
@@ -351,7 +363,7 @@ impl Engine {
         key: &str,
         meta: &ObjectMeta,
     ) -> GatewayResult<bool> {
-        if !self.remove_copy(bucket_id, key, meta).await? {
+        if self.remove_copy(bucket_id, key, meta).await? == CopyRemoval::Other {
             // another copy of the version: its tails are that one's too
             return Ok(false);
         }
@@ -364,6 +376,38 @@ impl Engine {
         }
         self.retire(bucket_id, key, &meta.tails).await?;
         Ok(true)
+    }
+
+    /// Lists the key's own entry as its head now says (the current version,
+    /// none for a delete marker or no head), `wrote` being what the caller
+    /// last wrote there: writers of the entry race after their head
+    /// writes, so each one, after its own, reads the head again and, if it
+    /// differs, writes the entry anew. The last of them to write reads the
+    /// head as it stays.
+    pub(crate) async fn settle_own_entry(
+        &self,
+        info: &BucketInfo,
+        key: &str,
+        mut wrote: Option<String>,
+    ) -> GatewayResult<()> {
+        let head_id = layout::head(&info.id, key);
+        for _ in 0..MAX_ROUNDS {
+            let current = self.head_meta(&head_id).await?.filter(|m| !m.delete_marker);
+            let tag = current.as_ref().map(|m| m.tag.clone());
+            if tag == wrote {
+                return Ok(());
+            }
+            let entry = current
+                .as_ref()
+                .map(|m| entry_bytes(&IndexEntry::from_meta(m, true)))
+                .transpose()?;
+            match self.index_update(info, key, entry).await {
+                Ok(()) => wrote = tag,
+                Err(GatewayError::Store(StoreError::NotFound)) => return Ok(()),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(GatewayError::Store(StoreError::Timeout))
     }
 
     /// The newest version of `key` after version `after` (by its entry's

@@ -29,11 +29,14 @@ pub(crate) fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Now, in seconds since the epoch (fractional).
+/// Now, in seconds since the epoch, in whole microseconds: a time read
+/// back from a record's JSON may be a unit in the last place off the one
+/// written (serde_json's fast float parsing), and rounded to microseconds
+/// it is the same again (`model::versioning` ranks versions by it).
 pub(crate) fn now_secs() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
+        .map_or(0.0, |d| d.as_micros() as f64 / 1e6)
 }
 
 /// The alphabet of generated access keys.

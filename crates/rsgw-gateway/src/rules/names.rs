@@ -3,6 +3,7 @@
 
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::limits::{MAX_EMAIL_BYTES, MAX_KEY_BYTES, MAX_KEY_PAIR_CHARS, MAX_UID_BYTES};
+use crate::model::versioning::VERSIONS;
 
 /// Object keys: non-empty, at most [`MAX_KEY_BYTES`] bytes, no NUL.
 #[inline]
@@ -15,6 +16,10 @@ pub(crate) fn validate_key(key: &str) -> GatewayResult<()> {
     }
     if key.contains('\0') {
         return Err(GatewayError::InvalidKey("contains NUL".into()));
+    }
+    // the bucket index's version entries begin so (model::versioning)
+    if key.starts_with(VERSIONS) {
+        return Err(GatewayError::InvalidKey("begins with U+0001".into()));
     }
     Ok(())
 }
@@ -140,6 +145,8 @@ mod tests {
             "é".repeat(513),
             "a\0b".into(),
             "\0".into(),
+            "\u{1}".into(),
+            "\u{1}key".into(),
         ];
         for k in &bad {
             assert!(

@@ -15,7 +15,7 @@ use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::index::IndexEntry;
 use crate::model::limits::SHARD_CONCURRENCY;
 use crate::model::params::{ListEntry, ListParams, ListResult};
-use crate::model::versioning::past_version_entries;
+use crate::model::versioning::{VERSIONS, past_version_entries};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 
@@ -259,8 +259,8 @@ impl Gateway {
         if p.max_keys == 0 {
             return Ok(out);
         }
-        // no key holds a NUL: the index's entries with one are versions'
-        if p.prefix.contains('\0') {
+        // no key begins so: the index's names that do are versions'
+        if p.prefix.starts_with(VERSIONS) {
             return Ok(out);
         }
         let after = walk_start(&p.prefix, &p.start_after);

@@ -11,7 +11,8 @@ use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::index::IndexEntry;
 use crate::model::params::{ListParams, VersionEntry, VersionList, VersionListParams};
 use crate::model::versioning::{
-    NULL_VERSION, check_version_id, entries_of, entry_name, parse_entry_name, rank,
+    NULL_VERSION, VERSIONS, check_version_id, entries_of, entries_under, entry_name,
+    parse_entry_name, rank,
 };
 use crate::ops::gateway::Gateway;
 use crate::ops::list::{MergedIndex, past, walk_start};
@@ -52,7 +53,7 @@ async fn next_version(index: &mut MergedIndex<'_>, want: u64) -> GatewayResult<O
         .ok_or_else(|| GatewayError::Corrupt(format!("version entry {name:?}")))?;
     let entry: IndexEntry = serde_json::from_slice(&value)?;
     Ok(Some(Head {
-        key: key.to_string(),
+        key,
         version_id: id.map(str::to_string),
         entry,
         versioned: true,
@@ -125,11 +126,11 @@ impl Gateway {
         if p.max_keys == 0 {
             return Ok(out);
         }
-        if p.prefix.contains('\0') {
+        if p.prefix.starts_with(VERSIONS) {
             return Ok(out);
         }
         let own_after = walk_start(&p.prefix, &p.key_marker);
-        let versions_prefix = format!("\0{}", p.prefix);
+        let versions_prefix = entries_under(&p.prefix);
         let mut own = MergedIndex::new(&*self.store, info.index_shards(), &p.prefix, own_after);
         let mut versions = MergedIndex::new(
             &*self.store,
@@ -174,7 +175,7 @@ impl Gateway {
             {
                 let cp = head.key[..p.prefix.len() + pos + d.len()].to_string();
                 own.seek(past(&cp));
-                versions.seek(past(&format!("\0{cp}")));
+                versions.seek(past(&entries_under(&cp)));
                 for h in [&mut own_head, &mut version_head] {
                     if h.as_ref().is_some_and(|h| h.key.starts_with(&cp)) {
                         *h = None;

@@ -9,6 +9,7 @@ use futures::StreamExt;
 use rsgw_store::StoreError;
 
 use crate::engine::commit::Swap;
+use crate::engine::versions::CopyRemoval;
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::{now_secs, unique_id};
@@ -132,17 +133,23 @@ impl Gateway {
             }
             return Ok(done(false));
         }
-        let id = (v != NULL_VERSION).then_some(v);
         let head_id = layout::head(&info.id, key);
+        // the version to delete: the one asked for, then (see below) one
+        // whose delete met this one
+        let mut id = (v != NULL_VERSION).then(|| v.to_string());
+        let mut answer = None;
         for _ in 0..MAX_ROUNDS {
+            let target = id.as_deref();
             let head = self.read_stored(&head_id).await?;
-            if let Some(cur) = head.filter(|h| h.meta.is_version(id)) {
-                authorize(
-                    rq,
-                    Access::DeleteObjectVersion,
-                    &Target::stored(&info, key, &cur.meta),
-                )?;
-                let name = entry_name(key, &cur.meta.rank(), id);
+            if let Some(cur) = head.filter(|h| h.meta.is_version(target)) {
+                if answer.is_none() {
+                    authorize(
+                        rq,
+                        Access::DeleteObjectVersion,
+                        &Target::stored(&info, key, &cur.meta),
+                    )?;
+                }
+                let name = entry_name(key, &cur.meta.rank(), target);
                 let next = match self.next_version(&info, key, &name).await? {
                     Some((next_id, _)) => {
                         let obj = layout::version(&info.id, next_id.as_deref(), key);
@@ -168,17 +175,35 @@ impl Gateway {
                     .transpose()?;
                 self.unlist_versions(&info, key, vec![(name, None), (key.to_string(), own)])
                     .await?;
-                if let Some(n) = &next {
-                    // in the head now: its own object is a copy
-                    self.remove_copy(&info.id, key, &n.meta).await?;
-                }
+                let wrote = next
+                    .as_ref()
+                    .filter(|n| !n.meta.delete_marker)
+                    .map(|n| n.meta.tag.clone());
+                self.settle_own_entry(&info, key, wrote).await?;
+                // in the head now: its own object is a copy
+                let promoted = match &next {
+                    Some(n) => Some((n, self.remove_copy(&info.id, key, &n.meta).await?)),
+                    None => None,
+                };
                 // a copy of the deleted version a lost race left
                 self.remove_copy(&info.id, key, &cur.meta).await?;
                 self.retire(&info.id, key, &cur.meta.tails).await?;
-                return Ok(done(cur.meta.delete_marker));
+                let answer = answer.get_or_insert(done(cur.meta.delete_marker));
+                if let Some((n, CopyRemoval::Absent)) = promoted {
+                    // a delete of the version just promoted removed its
+                    // object first, and may have retired its tails before
+                    // the promotion: that delete is finished here
+                    id = n.meta.version_id.clone();
+                    continue;
+                }
+                return Ok(answer.clone());
+            }
+            if let Some(answer) = answer {
+                // the version promoted is current no more: its delete is done
+                return Ok(answer);
             }
             let Some(old) = self
-                .read_stored(&layout::version(&info.id, id, key))
+                .read_stored(&layout::version(&info.id, target, key))
                 .await?
             else {
                 authorize(rq, Access::DeleteObjectVersion, &Target::key(&info, key))?;
@@ -189,7 +214,7 @@ impl Gateway {
                 Access::DeleteObjectVersion,
                 &Target::stored(&info, key, &old.meta),
             )?;
-            let name = entry_name(key, &old.meta.rank(), id);
+            let name = entry_name(key, &old.meta.rank(), target);
             self.unlist_versions(&info, key, vec![(name, None)]).await?;
             if self.drop_noncurrent(&info.id, key, &old.meta).await? {
                 return Ok(done(old.meta.delete_marker));
@@ -263,28 +288,46 @@ impl Gateway {
 
     /// Deletes each key (and version, if one is named) as
     /// [`Gateway::delete_object`] and [`Gateway::delete_object_version`]
-    /// do, [`crate::GatewayOptions::multi_delete_concurrency`] at a time
-    /// (DeleteObjects: one after the other, each key's index update, head
-    /// removal and tail retirement are round trips to the cluster). The
-    /// results come in the keys' order; a key named twice is deleted
-    /// twice, the second time finding it gone.
+    /// do, [`crate::GatewayOptions::multi_delete_concurrency`] keys at a
+    /// time (DeleteObjects: one after the other, each key's index update,
+    /// head removal and tail retirement are round trips to the cluster),
+    /// and one key's entries one after the other, in the order given (the
+    /// versions of a key are deleted by rewriting its head). The results
+    /// come in the keys' order; a key named twice is deleted twice, the
+    /// second time finding it gone.
     pub async fn delete_objects(
         &self,
         rq: &Requester,
         bucket: &str,
         keys: Vec<(String, Option<String>)>,
     ) -> Vec<(String, Option<String>, GatewayResult<Deleted>)> {
-        futures::stream::iter(keys)
-            .map(|(key, version)| async move {
-                let r = match &version {
-                    Some(v) => self.delete_object_version(rq, bucket, &key, v).await,
-                    None => self.delete_object(rq, bucket, &key).await,
-                };
-                (key, version, r)
+        let mut groups: Vec<Vec<(usize, String, Option<String>)>> = Vec::new();
+        let mut group_of: std::collections::HashMap<String, usize> = Default::default();
+        for (i, (key, version)) in keys.into_iter().enumerate() {
+            let g = *group_of.entry(key.clone()).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push((i, key, version));
+        }
+        let mut done: Vec<_> = futures::stream::iter(groups)
+            .map(|group| async move {
+                let mut out = Vec::with_capacity(group.len());
+                for (i, key, version) in group {
+                    let r = match &version {
+                        Some(v) => self.delete_object_version(rq, bucket, &key, v).await,
+                        None => self.delete_object(rq, bucket, &key).await,
+                    };
+                    out.push((i, key, version, r));
+                }
+                out
             })
-            .buffered(self.opts.multi_delete_concurrency.max(1))
+            .buffer_unordered(self.opts.multi_delete_concurrency.max(1))
+            .flat_map(futures::stream::iter)
             .collect()
-            .await
+            .await;
+        done.sort_by_key(|(i, ..)| *i);
+        done.into_iter().map(|(_, k, v, r)| (k, v, r)).collect()
     }
 
     async fn unindex(&self, info: &BucketInfo, key: &str) -> GatewayResult<()> {

@@ -136,8 +136,9 @@ impl Gateway {
         check_version_id(v)?;
         let id = (v != NULL_VERSION).then_some(v);
         let Some(found) = self.read_version(&info.id, key, id).await? else {
+            // the null version missing is no such key, as radosgw answers
             return Err(match missing_key(rq, info) {
-                GatewayError::NoSuchKey => GatewayError::NoSuchVersion,
+                GatewayError::NoSuchKey if id.is_some() => GatewayError::NoSuchVersion,
                 e => e,
             });
         };

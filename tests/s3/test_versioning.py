@@ -3,9 +3,14 @@ rsgw on each backend and against radosgw: the bucket's state, versions
 written, read and deleted by id, delete markers, the null version (objects
 from before versioning, writes while suspended), DeleteObjects with
 versions, multipart uploads and copies, and ListObjectVersions' order and
-paging."""
+paging; then the clients operators point at a versioned bucket: the aws
+CLI, rclone (--s3-versions) and restic (Debian's) backing up and
+restoring."""
 import concurrent.futures
+import hashlib
 import os
+import shutil
+import subprocess
 import uuid
 from unittest.mock import ANY
 
@@ -260,3 +265,82 @@ def _pages(t, bucket, kw):
         if not page["IsTruncated"]:
             return versions, markers
         marker = {"KeyMarker": page["NextKeyMarker"], "VersionIdMarker": page["NextVersionIdMarker"]}
+
+
+def _run(cmd, env):
+    full = dict(os.environ)
+    full.pop("AWS_CA_BUNDLE", None)
+    full.update(env)
+    r = subprocess.run(cmd, env=full, capture_output=True, timeout=300)
+    assert r.returncode == 0, f"{cmd} failed ({r.returncode}):\n{r.stdout.decode()}\n{r.stderr.decode()}"
+    return r.stdout.decode()
+
+
+def test_aws_cli_and_rclone_see_versions(t, vbucket, tmp_path):
+    cfg = tmp_path / "aws-config"
+    cfg.write_text("[default]\nregion = us-east-1\ns3 =\n    addressing_style = path\n")
+    env = {"AWS_ACCESS_KEY_ID": os.environ["ALICE_AK"], "AWS_SECRET_ACCESS_KEY": os.environ["ALICE_SK"],
+           "AWS_CONFIG_FILE": str(cfg), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none")}
+    aws = ["/usr/bin/aws", "--endpoint-url", t.endpoint, "--output", "json"]
+    _run(aws + ["s3api", "put-bucket-versioning", "--bucket", vbucket,
+                "--versioning-configuration", "Status=Enabled"], env)
+    assert '"Enabled"' in _run(aws + ["s3api", "get-bucket-versioning", "--bucket", vbucket], env)
+    (tmp_path / "a").write_bytes(b"first")
+    (tmp_path / "b").write_bytes(b"second, longer")
+    for f in ["a", "b"]:
+        _run(aws + ["s3", "cp", str(tmp_path / f), f"s3://{vbucket}/doc.txt"], env)
+    import json
+    listed = json.loads(_run(aws + ["s3api", "list-object-versions", "--bucket", vbucket], env))
+    versions = listed["Versions"]
+    assert [(v["Key"], v["Size"], v["IsLatest"]) for v in versions] == [("doc.txt", 14, True), ("doc.txt", 5, False)]
+    old = versions[1]["VersionId"]
+    _run(aws + ["s3api", "get-object", "--bucket", vbucket, "--key", "doc.txt", "--version-id", old,
+                str(tmp_path / "old.out")], env)
+    assert (tmp_path / "old.out").read_bytes() == b"first"
+    # rclone lists old versions with their time as a suffix, and reads them
+    renv = {"RCLONE_CONFIG": str(tmp_path / "rclone.conf"), "RCLONE_CONFIG_T_TYPE": "s3",
+            "RCLONE_CONFIG_T_PROVIDER": "Ceph", "RCLONE_CONFIG_T_ACCESS_KEY_ID": os.environ["ALICE_AK"],
+            "RCLONE_CONFIG_T_SECRET_ACCESS_KEY": os.environ["ALICE_SK"], "RCLONE_CONFIG_T_ENDPOINT": t.endpoint,
+            "RCLONE_CONFIG_T_FORCE_PATH_STYLE": "true", "RCLONE_CONFIG_T_REGION": "us-east-1"}
+    rclone = [shutil.which("rclone") or "rclone"]
+    names = _run(rclone + ["lsf", "--s3-versions", f"t:{vbucket}"], renv).split()
+    assert len(names) == 2 and "doc.txt" in names, names
+    older = next(n for n in names if n != "doc.txt")
+    assert older.startswith("doc-v") and older.endswith(".txt"), older
+    assert _run(rclone + ["cat", "--s3-versions", f"t:{vbucket}/{older}"], renv) == "first"
+    # a delete through the CLI leaves a marker that rclone hides
+    _run(aws + ["s3", "rm", f"s3://{vbucket}/doc.txt"], env)
+    assert _run(rclone + ["lsf", f"t:{vbucket}"], renv).split() == []
+    listed = json.loads(_run(aws + ["s3api", "list-object-versions", "--bucket", vbucket], env))
+    assert [m["IsLatest"] for m in listed["DeleteMarkers"]] == [True]
+
+
+def test_restic_backs_up_to_and_restores_from_a_versioned_bucket(t, vbucket, tmp_path):
+    restic = shutil.which("restic")
+    if restic is None:
+        pytest.skip("restic is not installed (tests/apt-packages.txt installs it)")
+    _enable(t, vbucket)
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "small.txt").write_bytes(b"restic on a versioned bucket\n")
+    (src / "sub" / "big.bin").write_bytes(os.urandom(9 * 1024 * 1024 + 17))
+    env = {"RESTIC_REPOSITORY": f"s3:{t.endpoint}/{vbucket}/repo", "RESTIC_PASSWORD": "not a secret",
+           "AWS_ACCESS_KEY_ID": os.environ["ALICE_AK"], "AWS_SECRET_ACCESS_KEY": os.environ["ALICE_SK"],
+           "RESTIC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    _run([restic, "init"], env)
+    _run([restic, "backup", str(src)], env)
+    (src / "small.txt").write_bytes(b"changed\n")
+    _run([restic, "backup", str(src)], env)
+    # forget and prune delete pack files: delete markers, versions kept
+    _run([restic, "forget", "--keep-last", "1", "--prune"], env)
+    _run([restic, "check", "--read-data"], env)
+    _run([restic, "restore", "latest", "--target", str(tmp_path / "back")], env)
+    back = tmp_path / "back" / str(src).lstrip("/")
+
+    def digest(p):
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+
+    for rel in ["small.txt", "sub/big.bin"]:
+        assert digest(back / rel) == digest(src / rel), rel
+    markers = t.alice.list_object_versions(Bucket=vbucket).get("DeleteMarkers", [])
+    assert markers, "prune deleted something: markers in a versioned bucket"

@@ -137,6 +137,7 @@ mod tests {
     const BUCKET_ID: &str = "0123456789abcdef";
     const TAG: &str = "feedfacefeedface";
     const UPLOAD: &str = "2~upload";
+    const VERSION: &str = "fff99e2cd9d90ffa17NdHGFodBWEH7Ih";
     const MIN_AGE: Duration = Duration::from_secs(3600);
 
     /// The head of the entry's key, and which tag it carries.
@@ -165,6 +166,9 @@ mod tests {
         while_head: Option<&'static str>,
         head: Head,
         part: Part,
+        /// A versioned write's: its version id, and the tag that version's
+        /// own object carries (none: no such object).
+        version: Option<(&'static str, Option<&'static str>)>,
         /// Expected: the stripes are still there.
         kept: bool,
         /// Expected: the entry is still in the log (left for a later pass).
@@ -180,6 +184,7 @@ mod tests {
             while_head: None,
             head,
             part: Part::Whole,
+            version: None,
             kept: false,
             in_progress: false,
         }
@@ -280,6 +285,42 @@ mod tests {
                     Carries(TAG),
                 )
             },
+            // a versioned write that committed beside a newer current
+            // version (or was made noncurrent since): its object carries it
+            Case {
+                logged_stripes: None,
+                version: Some((VERSION, Some(TAG))),
+                kept: true,
+                ..case("version, committed beside", "upload", old, Carries("other"))
+            },
+            Case {
+                logged_stripes: None,
+                version: Some(("null", Some(TAG))),
+                kept: true,
+                ..case("null version, committed beside", "upload", old, Missing)
+            },
+            Case {
+                logged_stripes: None,
+                version: Some((VERSION, Some(TAG))),
+                kept: true,
+                ..case("version, current", "upload", old, Carries(TAG))
+            },
+            // died before the version's object or the head was written
+            Case {
+                logged_stripes: None,
+                version: Some((VERSION, None)),
+                ..case("version, died", "upload", old, Carries("other"))
+            },
+            Case {
+                logged_stripes: None,
+                version: Some((VERSION, Some("other"))),
+                ..case(
+                    "version, died, another write's copy",
+                    "upload",
+                    old,
+                    Missing,
+                )
+            },
         ];
         for c in &cases {
             let f = Fixture::new(small_opts()).await;
@@ -304,6 +345,18 @@ mod tests {
                     )
                     .await
                     .expect("head");
+            }
+            if let Some((v, Some(t))) = c.version {
+                let id = (v != NULL_VERSION).then_some(v);
+                store
+                    .write(
+                        &layout::version(BUCKET_ID, id, "k"),
+                        WriteOp::new()
+                            .write_full(Bytes::from_static(b"head"))
+                            .set_xattr(layout::TAG_XATTR, t),
+                    )
+                    .await
+                    .expect("version object");
             }
             if let Part::Recorded(t) = c.part {
                 let part = PartInfo {
@@ -337,7 +390,7 @@ mod tests {
                 kind: match c.kind {
                     "upload" => GcKind::Upload {
                         part_of,
-                        version: None,
+                        version: c.version.map(|(v, _)| v.to_string()),
                     },
                     "replacing" => GcKind::Replacing {
                         while_head: c.while_head.expect("its head").into(),

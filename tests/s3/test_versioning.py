@@ -317,8 +317,7 @@ def test_aws_cli_and_rclone_see_versions(t, vbucket, tmp_path):
 
 def test_restic_backs_up_to_and_restores_from_a_versioned_bucket(t, vbucket, tmp_path):
     restic = shutil.which("restic")
-    if restic is None:
-        pytest.skip("restic is not installed (tests/apt-packages.txt installs it)")
+    assert restic, "restic is not installed (tests/apt-packages.txt installs it)"
     _enable(t, vbucket)
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)

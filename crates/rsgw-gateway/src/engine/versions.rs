@@ -49,7 +49,7 @@ pub(crate) struct StoredVersion {
     pub(crate) marked: Marked,
 }
 
-/// What [`Engine::remove_copy`] found.
+/// What a guarded removal of a version's object (or head) found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CopyRemoval {
     /// The version's object, removed.
@@ -304,26 +304,36 @@ impl Engine {
         }
         match self.index_update_all(info, key, updates).await {
             Err(GatewayError::Store(StoreError::NotFound)) => {
-                let own = layout::version(&info.id, meta.version_id.as_deref(), key);
-                for obj in [layout::head(&info.id, key), own] {
-                    match self
-                        .store
-                        .write(
-                            &obj,
-                            WriteOp::new()
-                                .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, meta.tag.clone())
-                                .remove(),
-                        )
-                        .await
-                    {
-                        Ok(_) | Err(StoreError::NotFound | StoreError::GuardFailed(_)) => {}
-                        Err(e) => return Err(e.into()),
-                    }
+                for obj in [
+                    layout::head(&info.id, key),
+                    layout::version(&info.id, meta.version_id.as_deref(), key),
+                ] {
+                    self.remove_tagged(&obj, &meta.tag).await?;
                 }
                 self.retire(&info.id, key, &meta.tails).await?;
                 Err(GatewayError::NoSuchBucket)
             }
             r => r,
+        }
+    }
+
+    /// Removes `obj` (a head or a version's object) if it carries the
+    /// write tag `tag`.
+    async fn remove_tagged(&self, obj: &ObjectId, tag: &str) -> GatewayResult<CopyRemoval> {
+        match self
+            .store
+            .write(
+                obj,
+                WriteOp::new()
+                    .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, tag.to_string())
+                    .remove(),
+            )
+            .await
+        {
+            Ok(_) => Ok(CopyRemoval::Removed),
+            Err(StoreError::NotFound) => Ok(CopyRemoval::Absent),
+            Err(StoreError::GuardFailed(_)) => Ok(CopyRemoval::Other),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -336,21 +346,7 @@ impl Engine {
         meta: &ObjectMeta,
     ) -> GatewayResult<CopyRemoval> {
         let obj = layout::version(bucket_id, meta.version_id.as_deref(), key);
-        match self
-            .store
-            .write(
-                &obj,
-                WriteOp::new()
-                    .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, meta.tag.clone())
-                    .remove(),
-            )
-            .await
-        {
-            Ok(_) => Ok(CopyRemoval::Removed),
-            Err(StoreError::NotFound) => Ok(CopyRemoval::Absent),
-            Err(StoreError::GuardFailed(_)) => Ok(CopyRemoval::Other),
-            Err(e) => Err(e.into()),
-        }
+        self.remove_tagged(&obj, &meta.tag).await
     }
 
     /// Removes the object of a noncurrent version whose index entry is

@@ -29,7 +29,7 @@ use rsgw_store::{CmpOp, ReadOp, StoreError, WriteOp};
 
 use crate::cache::meta::Change;
 use crate::engine::Engine;
-use crate::engine::heads::Marked;
+use crate::engine::heads::{Marked, laid_out, over};
 use crate::engine::quota::QuotaPass;
 use crate::engine::versions::Placed;
 use crate::engine::write::Stripes;
@@ -327,13 +327,12 @@ impl Engine {
                 // the stripes this commit will orphan, logged before it
                 self.log_replacing(bucket_id, key, old).await?;
             }
-            let op = match &cur {
-                Some(m) => marked.unchanged(&m.tag),
-                None => WriteOp::new().create_exclusive(),
-            }
-            .write_full(data.clone())
-            .set_xattr(layout::META_XATTR, json.clone())
-            .set_xattr(layout::TAG_XATTR, meta.tag.clone());
+            let op = laid_out(
+                over(cur.as_ref().map(|m| (m.tag.as_str(), marked))),
+                data.clone(),
+                json.clone(),
+                &meta.tag,
+            );
             match self.store.write(head_id, op).await {
                 Ok(_) => {
                     self.announce_write(head_id, marked).await?;

@@ -40,6 +40,24 @@ impl Marked {
     }
 }
 
+/// A write over a head as it was read: guarded by its version's tag and
+/// mark ([`Marked::unchanged`]), or an exclusive create where there was
+/// none.
+pub(crate) fn over(current: Option<(&str, Marked)>) -> WriteOp {
+    match current {
+        Some((tag, marked)) => marked.unchanged(tag),
+        None => WriteOp::new().create_exclusive(),
+    }
+}
+
+/// `op` laying a version out as a head (or as a version's own object):
+/// its head data, its record (`rsgw.obj`) and its write tag.
+pub(crate) fn laid_out(op: WriteOp, data: Bytes, record: Bytes, tag: &str) -> WriteOp {
+    op.write_full(data)
+        .set_xattr(layout::META_XATTR, record)
+        .set_xattr(layout::TAG_XATTR, tag.to_string())
+}
+
 impl Engine {
     /// The head's metadata (`None`: no such object).
     pub(crate) async fn head_meta(&self, head: &ObjectId) -> GatewayResult<Option<ObjectMeta>> {

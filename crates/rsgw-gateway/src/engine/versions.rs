@@ -23,7 +23,7 @@ use bytes::Bytes;
 use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp};
 
 use crate::engine::Engine;
-use crate::engine::heads::Marked;
+use crate::engine::heads::{Marked, laid_out, over};
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::gc::{GcEntry, GcKind};
@@ -152,10 +152,7 @@ impl Engine {
         self.store
             .write(
                 &obj,
-                WriteOp::new()
-                    .write_full(v.data.clone())
-                    .set_xattr(layout::META_XATTR, v.raw.clone())
-                    .set_xattr(layout::TAG_XATTR, v.meta.tag.clone()),
+                laid_out(WriteOp::new(), v.data.clone(), v.raw.clone(), &v.meta.tag),
             )
             .await?;
         Ok(())
@@ -225,13 +222,12 @@ impl Engine {
                     .map(|v| (v.meta, true));
             }
             let marked = cur.as_ref().map_or(Marked(false), |c| c.marked);
-            let op = match &cur {
-                Some(c) => marked.unchanged(&c.meta.tag),
-                None => WriteOp::new().create_exclusive(),
-            }
-            .write_full(data.clone())
-            .set_xattr(layout::META_XATTR, json.clone())
-            .set_xattr(layout::TAG_XATTR, meta.tag.clone());
+            let op = laid_out(
+                over(cur.as_ref().map(|c| (c.meta.tag.as_str(), marked))),
+                data.clone(),
+                json.clone(),
+                &meta.tag,
+            );
             match self.store.write(&head_id, op).await {
                 Ok(_) => {
                     self.announce_write(&head_id, marked).await?;
@@ -448,10 +444,7 @@ impl Engine {
         let head_id = layout::head(bucket_id, key);
         let guarded = current.marked.unchanged(&current.meta.tag);
         let op = match next {
-            Some(n) => guarded
-                .write_full(n.data.clone())
-                .set_xattr(layout::META_XATTR, n.raw.clone())
-                .set_xattr(layout::TAG_XATTR, n.meta.tag.clone()),
+            Some(n) => laid_out(guarded, n.data.clone(), n.raw.clone(), &n.meta.tag),
             None => guarded.remove(),
         };
         match self.store.write(&head_id, op).await {

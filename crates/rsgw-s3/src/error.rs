@@ -52,11 +52,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
             if let Ok(v) = http::HeaderValue::from_str(&format!("\"{etag}\"")) {
                 h.insert(http::header::ETAG, v);
             }
-            let modified =
-                std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime.max(0.0) as u64);
-            if let Ok(v) = http::HeaderValue::from_str(&httpdate::fmt_http_date(modified)) {
-                h.insert(http::header::LAST_MODIFIED, v);
-            }
+            insert_last_modified(&mut h, *mtime);
             err.set_headers(h);
             return err;
         }
@@ -81,11 +77,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
                 h.insert("x-amz-version-id", v);
             }
             if *by_version {
-                let modified =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime.max(0.0) as u64);
-                if let Ok(v) = http::HeaderValue::from_str(&httpdate::fmt_http_date(modified)) {
-                    h.insert(http::header::LAST_MODIFIED, v);
-                }
+                insert_last_modified(&mut h, *mtime);
             }
             err.set_headers(h);
             return err;
@@ -137,6 +129,15 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         return S3Error::with_message(code, "We encountered an internal error. Please try again.");
     }
     S3Error::with_message(code, e.to_string())
+}
+
+/// `Last-Modified` for a time in seconds since the epoch, as an error's
+/// header (a 304's, a delete marker's).
+fn insert_last_modified(h: &mut http::HeaderMap, mtime: f64) {
+    let modified = std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime.max(0.0) as u64);
+    if let Ok(v) = http::HeaderValue::from_str(&httpdate::fmt_http_date(modified)) {
+        h.insert(http::header::LAST_MODIFIED, v);
+    }
 }
 
 /// An error whose S3 code s3s does not list, with the status AWS gives it.

@@ -42,6 +42,7 @@ pub use model::limits::{
     MAX_BUCKET_TAGS, MAX_CORS_RULES, MAX_LIFECYCLE_RULES, MAX_OBJECT_TAGS, MAX_PART_NUMBER,
     MAX_POLICY_BYTES, MAX_ROUTING_RULES, MAX_RULE_ID, MAX_TAG_KEY, MAX_TAG_VALUE,
 };
+pub use model::lock::{DefaultRetention, LockMode, LockRequest, ObjectLock, Period, Retention};
 pub use model::object::{ObjectMeta, Tail};
 pub use model::options::GatewayOptions;
 pub use model::params::{

@@ -231,5 +231,6 @@ pub(crate) fn bucket_record(name: &str, id: &str, owner: &str) -> BucketInfo {
         lifecycle: None,
         encryption: None,
         versioning: None,
+        object_lock: None,
     }
 }

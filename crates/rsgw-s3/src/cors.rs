@@ -208,6 +208,7 @@ mod tests {
             lifecycle: None,
             encryption: None,
             versioning: None,
+            object_lock: None,
         }
     }
 

@@ -17,7 +17,10 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::KeyTooLong => S3ErrorCode::KeyTooLongError,
         G::InvalidKey(_) | G::InvalidArgument(_) => S3ErrorCode::InvalidArgument,
         // AWS's answer to another SSE-C key than the object's
-        G::AccessDenied | G::SseKeyMismatch => S3ErrorCode::AccessDenied,
+        G::AccessDenied | G::SseKeyMismatch | G::ObjectLocked(_) => S3ErrorCode::AccessDenied,
+        G::InvalidBucketState(_) => S3ErrorCode::InvalidBucketState,
+        G::NoObjectLockConfiguration => S3ErrorCode::ObjectLockConfigurationNotFoundError,
+        G::NoSuchObjectLockConfiguration => S3ErrorCode::NoSuchObjectLockConfiguration,
         G::NotConfigured(_) => S3ErrorCode::NotImplemented,
         G::NoSuchEncryptionConfiguration => {
             return unlisted(
@@ -227,6 +230,10 @@ mod tests {
             G::KeyTooLong => "KeyTooLong",
             G::AccessDenied => "AccessDenied",
             G::SseKeyMismatch => "SseKeyMismatch",
+            G::ObjectLocked(_) => "ObjectLocked",
+            G::InvalidBucketState(_) => "InvalidBucketState",
+            G::NoObjectLockConfiguration => "NoObjectLockConfiguration",
+            G::NoSuchObjectLockConfiguration => "NoSuchObjectLockConfiguration",
             G::NotConfigured(_) => "NotConfigured",
             G::NoSuchEncryptionConfiguration => "NoSuchEncryptionConfiguration",
             G::BadDigest => "BadDigest",
@@ -281,7 +288,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 60;
+    const VARIANTS: usize = 64;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -336,6 +343,30 @@ mod tests {
             (G::KeyTooLong, "KeyTooLongError", 400, false),
             (G::AccessDenied, "AccessDenied", 403, false),
             (G::SseKeyMismatch, "AccessDenied", 403, false),
+            (
+                G::ObjectLocked("under a COMPLIANCE retention".into()),
+                "AccessDenied",
+                403,
+                false,
+            ),
+            (
+                G::InvalidBucketState("object lock is enabled".into()),
+                "InvalidBucketState",
+                409,
+                false,
+            ),
+            (
+                G::NoObjectLockConfiguration,
+                "ObjectLockConfigurationNotFoundError",
+                404,
+                false,
+            ),
+            (
+                G::NoSuchObjectLockConfiguration,
+                "NoSuchObjectLockConfiguration",
+                404,
+                false,
+            ),
             (
                 G::NotConfigured("no crypt.sse_s3_key".into()),
                 "NotImplemented",

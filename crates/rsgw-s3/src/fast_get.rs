@@ -86,9 +86,14 @@ fn bucket_and_key<'a>(
 const HEADERS: usize = 13;
 
 /// The response `RsgwS3::get_object` (or `head_object`) gives for `o`;
-/// `None` for metadata s3s would encode (RFC 2047) or refuse.
+/// `None` for metadata s3s would encode (RFC 2047) or refuse, and for a
+/// locked version.
 fn response(o: &CachedObject, head: bool) -> Option<Response<Body>> {
     let m = o.meta();
+    if m.retention.is_some() || m.legal_hold.is_some() {
+        // its lock's headers: s3s writes them
+        return None;
+    }
     let mut h = HeaderMap::with_capacity(HEADERS + m.user_meta.len());
     let stored = |name: &str| m.headers.get(name).map(String::as_str);
     let value = |v: &str| HeaderValue::from_str(v).ok();

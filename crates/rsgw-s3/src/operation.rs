@@ -35,6 +35,9 @@ pub enum Family {
     Lifecycle,
     /// Versioning of buckets.
     Versioning,
+    /// Object lock: buckets' default retention, versions' retention and
+    /// legal hold.
+    Lock,
     /// Listings of the bucket index.
     List,
     /// Writes of whole objects.
@@ -173,6 +176,12 @@ operations! {
     DeleteBucketLifecycle           = Lifecycle, S3s,        Iam(PutLifecycleConfiguration),  "DELETE /bucket?lifecycle";
     GetBucketVersioning             = Versioning, S3s,       Iam(GetBucketVersioning),        "GET /bucket?versioning";
     PutBucketVersioning             = Versioning, S3s,       Iam(PutBucketVersioning),        "PUT /bucket?versioning";
+    GetObjectLockConfiguration      = Lock,      S3s,        Iam(GetBucketObjectLockConfiguration), "GET /bucket?object-lock";
+    PutObjectLockConfiguration      = Lock,      S3s,        Iam(PutBucketObjectLockConfiguration), "PUT /bucket?object-lock";
+    GetObjectRetention              = Lock,      S3s,        Iam(GetObjectRetention),         "GET /bucket/key?retention";
+    PutObjectRetention              = Lock,      S3s,        Iam(PutObjectRetention),         "PUT /bucket/key?retention";
+    GetObjectLegalHold              = Lock,      S3s,        Iam(GetObjectLegalHold),         "GET /bucket/key?legal-hold";
+    PutObjectLegalHold              = Lock,      S3s,        Iam(PutObjectLegalHold),         "PUT /bucket/key?legal-hold";
     ListObjects                     = List,      S3s,        Iam(ListBucket),                 "GET /bucket";
     ListObjectsV2                   = List,      S3s,        Iam(ListBucket),                 "GET /bucket?list-type=2";
     ListObjectVersions              = List,      S3s,        Iam(ListBucketVersions),         "GET /bucket?versions";

@@ -189,7 +189,10 @@ fn document(op: &str, etag: &str) -> Option<String> {
         }
         "PutBucketVersioning" => "<VersioningConfiguration/>",
         "PutObjectLegalHold" => "<LegalHold><Status>ON</Status></LegalHold>",
-        "PutObjectRetention" => "<Retention/>",
+        "PutObjectRetention" => {
+            "<Retention><Mode>GOVERNANCE</Mode>\
+             <RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate></Retention>"
+        }
         "PutPublicAccessBlock" => "<PublicAccessBlockConfiguration/>",
         "SelectObjectContent" => {
             "<SelectObjectContentRequest><Expression>s</Expression><ExpressionType>SQL\

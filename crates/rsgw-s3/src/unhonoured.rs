@@ -1,8 +1,9 @@
 //! Requests rsgw cannot honour and must not ignore, refused before any
 //! operation runs (s3s' access hook calls [`refuse`]): a client that sent
 //! one of these headers believes something about its data (encrypted by a
-//! request that encrypts nothing, locked, granted to someone by a request
-//! that sets no ACL, in another storage class) that would not be
+//! request that encrypts nothing, locked by a request that locks nothing,
+//! granted to someone by a request that sets no ACL, in another storage
+//! class) that would not be
 //! true, so the answer is an error naming the header, never a silent 200.
 //! And DELETE on a bucket subresource S3 has no delete for, which s3s would
 //! route to DeleteBucket.
@@ -47,6 +48,14 @@ const ENCRYPTING: &[S3Op] = &[
     S3Op::CreateMultipartUpload,
 ];
 
+/// The operations that take `x-amz-object-lock-*` headers (the lock of
+/// the object they make).
+const LOCKING: &[S3Op] = &[
+    S3Op::PutObject,
+    S3Op::CopyObject,
+    S3Op::CreateMultipartUpload,
+];
+
 /// The operations that take an SSE-C key
 /// (`x-amz-server-side-encryption-customer-*`): the writes, and the reads
 /// of what they wrote.
@@ -80,7 +89,7 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 
 /// Refuses, in this order: DELETE of a subresource that has none (405),
 /// encryption headers on an operation that does not take them, object
-/// lock, ACL grant headers on an operation that sets no ACL, website
+/// lock headers on one that does not, ACL grant headers on an operation that sets no ACL, website
 /// redirects, object ownership other than the writer's, and storage
 /// classes other than STANDARD.
 pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -> S3Result<()> {
@@ -115,19 +124,15 @@ pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -
             op.name()
         ));
     }
-    if let Some(name) = header("x-amz-object-lock-") {
+    if !LOCKING.contains(&op)
+        && let Some(name) = header("x-amz-object-lock-")
+    {
         return Err(s3_error!(
             InvalidRequest,
-            "Bucket is missing Object Lock Configuration: rsgw has no object lock, so a request with {name} is refused"
+            "{name} locks the object a write makes, which only PutObject, CopyObject and CreateMultipartUpload do"
         ));
     }
     let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if value("x-amz-bucket-object-lock-enabled").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
-        return Err(s3_error!(
-            NotImplemented,
-            "Object lock is not implemented by rsgw: a bucket with x-amz-bucket-object-lock-enabled is refused"
-        ));
-    }
     if !GRANTING.contains(&op)
         && let Some(name) = header("x-amz-grant-")
     {
@@ -237,6 +242,12 @@ mod tests {
                 PutObject,
                 None,
                 &[("x-amz-object-lock-mode", "GOVERNANCE")],
+                None,
+            ),
+            (
+                UploadPart,
+                None,
+                &[("x-amz-object-lock-mode", "GOVERNANCE")],
                 Some("InvalidRequest 400"),
             ),
             (PutObject, None, &[("x-amz-grant-read", "uri=x")], None),
@@ -261,8 +272,8 @@ mod tests {
             (
                 CreateBucket,
                 None,
-                &[("x-amz-bucket-object-lock-enabled", "True")],
-                Some("NotImplemented 501"),
+                &[("x-amz-bucket-object-lock-enabled", "true")],
+                None,
             ),
             (
                 CreateBucket,

@@ -268,7 +268,7 @@ mod tests {
                 "round {round}: overwrite"
             );
             other
-                .set_object_acl(&owner(), "coh", "k", CannedAcl::Private, None)
+                .set_object_acl(&owner(), "coh", "k", None, CannedAcl::Private, None)
                 .await
                 .expect("acl");
             assert!(

@@ -58,7 +58,34 @@ pub(crate) fn laid_out(op: WriteOp, data: Bytes, record: Bytes, tag: &str) -> Wr
         .set_xattr(layout::TAG_XATTR, tag.to_string())
 }
 
+/// A head's (or a version's object's) record, as read.
+pub(crate) struct Record {
+    /// Its record.
+    pub(crate) meta: ObjectMeta,
+    /// The record as stored (`rsgw.obj`): a write that changes it is
+    /// guarded on it.
+    pub(crate) raw: Bytes,
+    /// Whether the object carries the object cache's mark.
+    pub(crate) marked: Marked,
+}
+
 impl Engine {
+    /// The record of `obj` (`None`: no such object).
+    pub(crate) async fn read_record(&self, obj: &ObjectId) -> GatewayResult<Option<Record>> {
+        match self.store.read(obj, ReadOp::new().xattrs()).await {
+            Ok(r) => {
+                let xattrs = r.xattrs.unwrap_or_default();
+                Ok(Some(Record {
+                    meta: parse_meta(&xattrs)?,
+                    raw: xattrs.get(layout::META_XATTR).cloned().unwrap_or_default(),
+                    marked: Marked::of(&xattrs),
+                }))
+            }
+            Err(StoreError::NotFound) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// The head's metadata (`None`: no such object).
     pub(crate) async fn head_meta(&self, head: &ObjectId) -> GatewayResult<Option<ObjectMeta>> {
         Ok(self.head_state(head).await?.map(|(meta, _)| meta))
@@ -70,14 +97,7 @@ impl Engine {
         &self,
         head: &ObjectId,
     ) -> GatewayResult<Option<(ObjectMeta, Marked)>> {
-        match self.store.read(head, ReadOp::new().xattrs()).await {
-            Ok(r) => {
-                let xattrs = r.xattrs.unwrap_or_default();
-                Ok(Some((parse_meta(&xattrs)?, Marked::of(&xattrs))))
-            }
-            Err(StoreError::NotFound) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
+        Ok(self.read_record(head).await?.map(|r| (r.meta, r.marked)))
     }
 
     /// Announces a write of `head` if it was marked as cached; its write

@@ -222,12 +222,13 @@ impl Engine {
                     .map(|v| (v.meta, true));
             }
             let marked = cur.as_ref().map_or(Marked(false), |c| c.marked);
-            let op = laid_out(
-                over(cur.as_ref().map(|c| (c.meta.tag.as_str(), marked))),
-                data.clone(),
-                json.clone(),
-                &meta.tag,
-            );
+            let mut guard = over(cur.as_ref().map(|c| (c.meta.tag.as_str(), marked)));
+            if let Some(c) = &cur {
+                // the record copied above: a change of it since (a
+                // retention, tags) fails the swap, and the copy is made anew
+                guard = guard.cmp_xattr(layout::META_XATTR, CmpOp::Eq, c.raw.clone());
+            }
+            let op = laid_out(guard, data.clone(), json.clone(), &meta.tag);
             match self.store.write(&head_id, op).await {
                 Ok(_) => {
                     self.announce_write(&head_id, marked).await?;
@@ -343,6 +344,58 @@ impl Engine {
     ) -> GatewayResult<CopyRemoval> {
         let obj = layout::version(bucket_id, meta.version_id.as_deref(), key);
         self.remove_tagged(&obj, &meta.tag).await
+    }
+
+    /// Removes the object of version `n`, just promoted into the head. If
+    /// its record changed since the promotion read it (a retention, a
+    /// legal hold, tags set on the version meanwhile), the head takes the
+    /// changed record first, so that the change is kept.
+    pub(crate) async fn remove_promoted(
+        &self,
+        bucket_id: &str,
+        key: &str,
+        n: &StoredVersion,
+    ) -> GatewayResult<CopyRemoval> {
+        let obj = layout::version(bucket_id, n.meta.version_id.as_deref(), key);
+        let head_id = layout::head(bucket_id, key);
+        let mut raw = n.raw.clone();
+        for _ in 0..MAX_ROUNDS {
+            let op = WriteOp::new()
+                .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, n.meta.tag.clone())
+                .cmp_xattr(layout::META_XATTR, CmpOp::Eq, raw.clone())
+                .remove();
+            match self.store.write(&obj, op).await {
+                Ok(_) => return Ok(CopyRemoval::Removed),
+                Err(StoreError::NotFound) => return Ok(CopyRemoval::Absent),
+                Err(StoreError::GuardFailed(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let Some(own) = self.read_record(&obj).await? else {
+                return Ok(CopyRemoval::Absent);
+            };
+            let head = self.read_record(&head_id).await?;
+            let Some(head) =
+                head.filter(|h| h.meta.tag == n.meta.tag && own.meta.tag == n.meta.tag)
+            else {
+                // another write of the version, or the version is no
+                // longer current: its object stays
+                return Ok(CopyRemoval::Other);
+            };
+            if head.raw != own.raw {
+                let op = head
+                    .marked
+                    .unchanged(&head.meta.tag)
+                    .cmp_xattr(layout::META_XATTR, CmpOp::Eq, head.raw)
+                    .set_xattr(layout::META_XATTR, own.raw.clone());
+                match self.store.write(&head_id, op).await {
+                    Ok(_) => self.announce_write(&head_id, head.marked).await?,
+                    Err(StoreError::GuardFailed(_) | StoreError::NotFound) => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            raw = own.raw;
+        }
+        Err(GatewayError::Store(StoreError::Timeout))
     }
 
     /// Removes the object of a noncurrent version whose index entry is

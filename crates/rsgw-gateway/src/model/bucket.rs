@@ -12,6 +12,7 @@ use crate::model::crypt::BucketEncryption;
 use crate::model::error::GatewayResult;
 use crate::model::layout;
 use crate::model::lifecycle::LifecycleRule;
+use crate::model::lock::ObjectLock;
 use crate::model::policy::BucketPolicy;
 use crate::model::quota::Quota;
 use crate::model::versioning::{Versioning, new_version_id};
@@ -61,6 +62,10 @@ pub struct BucketInfo {
     /// Its versioning, once set (PutBucketVersioning); never unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versioning: Option<Versioning>,
+    /// Its object lock: only a bucket made with it has one
+    /// (`x-amz-bucket-object-lock-enabled`), and keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_lock: Option<ObjectLock>,
 }
 
 fn one_shard() -> u32 {

@@ -182,6 +182,20 @@ pub enum GatewayError {
     /// encrypted with.
     #[error("the SSE-C key you provided does not match the key the object was encrypted with")]
     SseKeyMismatch,
+    /// The bucket's state forbids the request (suspending versioning, or
+    /// configuring object lock, in a bucket made without object lock).
+    #[error("{0}")]
+    InvalidBucketState(String),
+    /// The bucket has no object lock (GetObjectLockConfiguration).
+    #[error("object lock configuration does not exist for this bucket")]
+    NoObjectLockConfiguration,
+    /// The version has no retention, or no legal hold
+    /// (GetObjectRetention, GetObjectLegalHold).
+    #[error("the specified object does not have an ObjectLock configuration")]
+    NoSuchObjectLockConfiguration,
+    /// A retention or legal hold forbids the request; the text says which.
+    #[error("{0}")]
+    ObjectLocked(String),
     /// The bucket has no default encryption.
     #[error("the server side encryption configuration was not found")]
     NoSuchEncryptionConfiguration,

@@ -17,6 +17,7 @@ pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod lifecycle;
 pub(crate) mod limits;
+pub(crate) mod lock;
 pub(crate) mod object;
 pub(crate) mod options;
 pub(crate) mod params;

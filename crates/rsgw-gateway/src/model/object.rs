@@ -12,6 +12,7 @@ use crate::model::bucket::BucketInfo;
 use crate::model::crypt::Sse;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
+use crate::model::lock::Retention;
 
 /// Everything stored about an object besides its data (xattr `rsgw.obj` of
 /// its head).
@@ -67,6 +68,13 @@ pub struct ObjectMeta {
     /// deleted while it is the current version).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub delete_marker: bool,
+    /// The version's retention (object lock), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention: Option<Retention>,
+    /// The version's legal hold (object lock): `Some(true)` holds it;
+    /// `None`: never set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_hold: Option<bool>,
 }
 
 /// A run of data stored as stripes `<bucket id>.<tag>.<n>`.

@@ -11,6 +11,7 @@ use futures::Stream;
 use crate::model::acl::Acl;
 use crate::model::crypt::{CustomerKey, SseRequest};
 use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::lock::LockRequest;
 use crate::model::object::ObjectMeta;
 use crate::model::upload::UploadInfo;
 
@@ -45,6 +46,9 @@ pub struct PutParams {
     pub check: Option<BodyCheck>,
     /// The encryption asked for (none: the bucket's default, if any).
     pub sse: Option<SseRequest>,
+    /// The object lock asked for (none: the bucket's default retention,
+    /// if any).
+    pub lock: LockRequest,
 }
 
 /// What a PUT produced.

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::acl::Acl;
 use crate::model::crypt::Sse;
+use crate::model::lock::LockRequest;
 use crate::model::object::Tail;
 
 /// An upload in progress.
@@ -38,6 +39,10 @@ pub struct UploadInfo {
     /// in the clear.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse: Option<Sse>,
+    /// The lock the upload asked for its object (object lock); a
+    /// default retention is the bucket's when the upload completes.
+    #[serde(default, skip_serializing_if = "LockRequest::is_empty")]
+    pub lock: LockRequest,
 }
 
 /// One uploaded part.

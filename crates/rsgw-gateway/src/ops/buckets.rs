@@ -14,8 +14,10 @@ use crate::model::ids::{now_secs, unique_id};
 use crate::model::index::Counters;
 use crate::model::layout;
 use crate::model::limits::{POOL_LIST_PAGE, SHARD_CONCURRENCY};
+use crate::model::lock::ObjectLock;
 use crate::model::params::{BucketHead, BucketsListed, BucketsPage};
 use crate::model::quota::Quota;
+use crate::model::versioning::Versioning;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 use crate::rules::names::validate_bucket_name;
@@ -76,8 +78,30 @@ impl Gateway {
         name: &str,
         acl: impl Into<Acl>,
     ) -> GatewayResult<BucketInfo> {
+        self.create_bucket_as(owner, name, acl.into(), false).await
+    }
+
+    /// [`Gateway::create_bucket`] of a bucket with object lock
+    /// (`x-amz-bucket-object-lock-enabled`), which is versioned from the
+    /// start, as S3 makes it.
+    pub async fn create_locked_bucket(
+        &self,
+        owner: &str,
+        name: &str,
+        acl: impl Into<Acl>,
+    ) -> GatewayResult<BucketInfo> {
+        self.create_bucket_as(owner, name, acl.into(), true).await
+    }
+
+    async fn create_bucket_as(
+        &self,
+        owner: &str,
+        name: &str,
+        acl: Acl,
+        locked: bool,
+    ) -> GatewayResult<BucketInfo> {
         validate_bucket_name(name)?;
-        let acl = self.resolve_acl(acl.into()).await?;
+        let acl = self.resolve_acl(acl).await?;
         let info = BucketInfo {
             name: name.into(),
             id: unique_id(),
@@ -92,7 +116,8 @@ impl Gateway {
             quota: Quota::default(),
             lifecycle: None,
             encryption: None,
-            versioning: None,
+            versioning: locked.then_some(Versioning::Enabled),
+            object_lock: locked.then(ObjectLock::default),
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

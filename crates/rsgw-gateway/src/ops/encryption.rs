@@ -73,6 +73,7 @@ mod tests {
 
     use super::*;
     use crate::model::crypt::{CustomerKey, KEY_LEN, Key, SseRequest};
+    use crate::model::lock::LockRequest;
     use crate::model::params::{CopyMetadata, GetParams, PutParams, RangeSpec};
     use crate::testutil::{Fixture, body, collect, owner, pattern, small_opts};
     use crate::{Acl, GatewayOptions};
@@ -444,6 +445,7 @@ mod tests {
                 Some(SseRequest::Kms {
                     key_id: "k1".into(),
                 }),
+                LockRequest::default(),
                 GetParams {
                     sse_key: Some(customer(3)),
                     ..Default::default()

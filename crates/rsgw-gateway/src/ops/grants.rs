@@ -76,7 +76,7 @@ mod tests {
                 Err(GatewayError::AccessDenied)
             ));
             assert!(matches!(
-                f.gw.set_object_acl(&who, "shared", "k", unknown(), None)
+                f.gw.set_object_acl(&who, "shared", "k", None, unknown(), None)
                     .await,
                 Err(GatewayError::AccessDenied)
             ));
@@ -87,7 +87,7 @@ mod tests {
             Err(GatewayError::InvalidArgument(_))
         ));
         assert!(matches!(
-            f.gw.set_object_acl(&owner(), "shared", "k", unknown(), Some(OWNER))
+            f.gw.set_object_acl(&owner(), "shared", "k", None, unknown(), Some(OWNER))
                 .await,
             Err(GatewayError::InvalidArgument(_))
         ));

@@ -13,6 +13,7 @@ pub(crate) mod gateway;
 pub(crate) mod grants;
 pub(crate) mod lifecycle;
 pub(crate) mod list;
+pub(crate) mod lock;
 pub(crate) mod multipart;
 pub(crate) mod objects;
 pub(crate) mod policy;

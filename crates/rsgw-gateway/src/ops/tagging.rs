@@ -19,9 +19,10 @@ impl Gateway {
         rq: &Requester,
         bucket: &str,
         key: &str,
+        version: Option<&str>,
     ) -> GatewayResult<BTreeMap<String, String>> {
         let (_, meta) = self
-            .object_meta_for(rq, Access::GetObjectTagging, bucket, key)
+            .object_meta_for(rq, Access::GetObjectTagging, (bucket, key, version))
             .await?;
         Ok(meta.tags)
     }
@@ -32,13 +33,13 @@ impl Gateway {
         rq: &Requester,
         bucket: &str,
         key: &str,
+        version: Option<&str>,
         tags: BTreeMap<String, String>,
     ) -> GatewayResult<()> {
         self.update_meta(
             rq,
             (Access::PutObjectTagging, Some(&tags)),
-            bucket,
-            key,
+            (bucket, key, version),
             |_, meta| {
                 meta.tags = tags.clone();
                 Ok(())
@@ -53,12 +54,12 @@ impl Gateway {
         rq: &Requester,
         bucket: &str,
         key: &str,
+        version: Option<&str>,
     ) -> GatewayResult<()> {
         self.update_meta(
             rq,
             (Access::DeleteObjectTagging, None),
-            bucket,
-            key,
+            (bucket, key, version),
             |_, meta| {
                 meta.tags.clear();
                 Ok(())
@@ -166,18 +167,18 @@ mod tests {
         .await
         .expect("put");
         assert_eq!(
-            f.gw.get_object_tagging(&owner(), "tags", "k")
+            f.gw.get_object_tagging(&owner(), "tags", "k", None)
                 .await
                 .expect("get"),
             tags
         );
         assert!(matches!(
-            f.gw.get_object_tagging(&Requester::user("bob"), "tags", "k")
+            f.gw.get_object_tagging(&Requester::user("bob"), "tags", "k", None)
                 .await,
             Err(GatewayError::AccessDenied)
         ));
         let one = check_tags(pairs(&[("only", "1")])).expect("valid");
-        f.gw.put_object_tagging(&owner(), "tags", "k", one.clone())
+        f.gw.put_object_tagging(&owner(), "tags", "k", None, one.clone())
             .await
             .expect("replace");
         let got =
@@ -185,17 +186,18 @@ mod tests {
                 .await
                 .expect("get");
         assert_eq!(got.meta.tags, one);
-        f.gw.delete_object_tagging(&owner(), "tags", "k")
+        f.gw.delete_object_tagging(&owner(), "tags", "k", None)
             .await
             .expect("delete");
         assert!(
-            f.gw.get_object_tagging(&owner(), "tags", "k")
+            f.gw.get_object_tagging(&owner(), "tags", "k", None)
                 .await
                 .expect("get")
                 .is_empty()
         );
         assert!(matches!(
-            f.gw.put_object_tagging(&owner(), "tags", "none", one).await,
+            f.gw.put_object_tagging(&owner(), "tags", "none", None, one)
+                .await,
             Err(GatewayError::NoSuchKey)
         ));
     }

@@ -38,6 +38,11 @@ impl Gateway {
         if info.versioning == Some(state) {
             return Ok(());
         }
+        if info.object_lock.is_some() {
+            return Err(GatewayError::InvalidBucketState(
+                "An Object Lock configuration is present on this bucket, so the versioning state cannot be changed".into(),
+            ));
+        }
         info.versioning = Some(state);
         self.save_bucket(&info, RecordChange::Grows).await
     }
@@ -181,7 +186,7 @@ mod tests {
 
         // deleting the marker brings v2 back
         let d =
-            f.gw.delete_object_version(&owner(), "ver", "k", &m)
+            f.gw.delete_object_version(&owner(), ("ver", "k", &m), false)
                 .await
                 .expect("delete marker");
         assert_eq!(
@@ -193,7 +198,7 @@ mod tests {
         );
         assert_eq!(get(&f, "k", None).await.expect("current"), b"two");
         // deleting the current version promotes the next
-        f.gw.delete_object_version(&owner(), "ver", "k", &v2)
+        f.gw.delete_object_version(&owner(), ("ver", "k", &v2), false)
             .await
             .expect("delete v2");
         assert_eq!(get(&f, "k", None).await.expect("current"), big);
@@ -203,14 +208,14 @@ mod tests {
         ));
         assert_eq!(listed(&f.gw, "ver").await[0].size, 21);
         // a noncurrent version goes alone
-        f.gw.delete_object_version(&owner(), "ver", "k", "null")
+        f.gw.delete_object_version(&owner(), ("ver", "k", "null"), false)
             .await
             .expect("delete null");
         assert_eq!(
             shape(&versions(&f, 1000).await),
             vec![("k".into(), v1.clone(), true, false)]
         );
-        f.gw.delete_object_version(&owner(), "ver", "k", &v1)
+        f.gw.delete_object_version(&owner(), ("ver", "k", &v1), false)
             .await
             .expect("delete v1");
         assert!(versions(&f, 1000).await.is_empty());
@@ -261,10 +266,10 @@ mod tests {
             ]
         );
         // the replaced null versions' stripes are gone: only v1's remain
-        f.gw.delete_object_version(&owner(), "ver", "k", &v1)
+        f.gw.delete_object_version(&owner(), ("ver", "k", &v1), false)
             .await
             .expect("delete v1");
-        f.gw.delete_object_version(&owner(), "ver", "k", "null")
+        f.gw.delete_object_version(&owner(), ("ver", "k", "null"), false)
             .await
             .expect("delete marker");
         assert_eq!(f.data_objects().await, Vec::<String>::new());
@@ -292,7 +297,7 @@ mod tests {
             let alice = owner();
             let deletes = ids.iter().enumerate().map(|(i, id)| {
                 let gw = if i % 2 == 0 { &f.gw } else { &other };
-                gw.delete_object_version(&alice, "ver", "k", id)
+                gw.delete_object_version(&alice, ("ver", "k", id), false)
             });
             for r in futures::future::join_all(deletes).await {
                 r.expect("delete");
@@ -321,7 +326,7 @@ mod tests {
             .iter()
             .map(|id| ("k".to_string(), Some(id.clone())))
             .collect();
-        for (_, _, r) in f.gw.delete_objects(&owner(), "ver", asked).await {
+        for (_, _, r) in f.gw.delete_objects(&owner(), "ver", asked, false).await {
             r.expect("delete");
         }
         assert!(versions(&f, 1000).await.is_empty());

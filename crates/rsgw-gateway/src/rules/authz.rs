@@ -159,6 +159,21 @@ pub(crate) enum Access {
     PutObjectTagging,
     /// DeleteObjectTagging.
     DeleteObjectTagging,
+    /// GetObjectLockConfiguration.
+    GetObjectLock,
+    /// PutObjectLockConfiguration.
+    PutObjectLock,
+    /// GetObjectRetention.
+    GetObjectRetention,
+    /// PutObjectRetention.
+    PutObjectRetention,
+    /// GetObjectLegalHold.
+    GetObjectLegalHold,
+    /// PutObjectLegalHold.
+    PutObjectLegalHold,
+    /// A request's `x-amz-bypass-governance-retention`: deleting a version
+    /// under a GOVERNANCE retention, shortening or lifting one.
+    BypassGovernance,
     /// AbortMultipartUpload.
     AbortUpload,
     /// ListParts.
@@ -228,6 +243,13 @@ impl Access {
             Access::GetObjectTagging => (Action::GetObjectTagging, Object(Read)),
             Access::PutObjectTagging => (Action::PutObjectTagging, BucketWriteOrObjectOwner),
             Access::DeleteObjectTagging => (Action::DeleteObjectTagging, BucketWriteOrObjectOwner),
+            Access::GetObjectLock => (Action::GetBucketObjectLockConfiguration, BucketOwner),
+            Access::PutObjectLock => (Action::PutBucketObjectLockConfiguration, BucketOwner),
+            Access::GetObjectRetention => (Action::GetObjectRetention, Object(Read)),
+            Access::PutObjectRetention => (Action::PutObjectRetention, BucketWriteOrObjectOwner),
+            Access::GetObjectLegalHold => (Action::GetObjectLegalHold, Object(Read)),
+            Access::PutObjectLegalHold => (Action::PutObjectLegalHold, BucketWriteOrObjectOwner),
+            Access::BypassGovernance => (Action::BypassGovernanceRetention, BucketOwner),
             Access::AbortUpload => (Action::AbortMultipartUpload, UploadOwner),
             Access::ListParts => (Action::ListMultipartUploadParts, UploadOwner),
         }

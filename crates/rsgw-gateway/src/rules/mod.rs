@@ -9,6 +9,7 @@ pub(crate) mod authz;
 pub(crate) mod cors;
 pub(crate) mod crypt;
 pub(crate) mod lifecycle;
+pub(crate) mod lock;
 pub(crate) mod names;
 pub(crate) mod policy;
 pub(crate) mod preconditions;

@@ -8,7 +8,7 @@ use rsgw_gateway::{Acl, CannedAcl, Grantee as AclGrantee, Permission as AclPermi
 use s3s::dto::*;
 use s3s::{S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
-use super::{RsgwS3, current_version_only};
+use super::RsgwS3;
 use crate::error::to_s3;
 
 /// The group of everyone, signed or not.
@@ -267,10 +267,9 @@ pub(super) async fn get_object_acl(
 ) -> S3Result<S3Response<GetObjectAclOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    current_version_only(i.version_id.as_deref())?;
     let res = s3
         .gw
-        .get_object_acl(&rq, &i.bucket, &i.key)
+        .get_object_acl(&rq, &i.bucket, &i.key, i.version_id.as_deref())
         .await
         .map_err(to_s3)?;
     let name = s3.gw.display_name(&res.owner).await;
@@ -295,15 +294,20 @@ pub(super) async fn put_object_acl(
 ) -> S3Result<S3Response<PutObjectAclOutput>> {
     let rq = s3.requester(&req).await?;
     let i = &req.input;
-    current_version_only(i.version_id.as_deref())?;
-    current_version_only(i.version_id.as_deref())?;
     let (acl, named_owner) = requested_acl(
         i.acl.as_ref().map(ObjectCannedACL::as_str),
         grant_headers!(i, write),
         i.access_control_policy.as_ref(),
     )?;
     s3.gw
-        .set_object_acl(&rq, &i.bucket, &i.key, acl, named_owner.as_deref())
+        .set_object_acl(
+            &rq,
+            &i.bucket,
+            &i.key,
+            i.version_id.as_deref(),
+            acl,
+            named_owner.as_deref(),
+        )
         .await
         .map_err(to_s3)?;
     Ok(S3Response::new(PutObjectAclOutput::default()))

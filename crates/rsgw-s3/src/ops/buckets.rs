@@ -88,10 +88,14 @@ pub(super) async fn create_bucket(
         req.input.acl.as_ref().map(BucketCannedACL::as_str),
         grant_headers!(req.input, write),
     )?;
-    s3.gw
-        .create_bucket(uid, &req.input.bucket, acl)
-        .await
-        .map_err(to_s3)?;
+    if req.input.object_lock_enabled_for_bucket == Some(true) {
+        s3.gw
+            .create_locked_bucket(uid, &req.input.bucket, acl)
+            .await
+    } else {
+        s3.gw.create_bucket(uid, &req.input.bucket, acl).await
+    }
+    .map_err(to_s3)?;
     Ok(S3Response::new(CreateBucketOutput {
         location: Some(format!("/{}", req.input.bucket)),
     }))

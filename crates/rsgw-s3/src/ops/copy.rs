@@ -7,6 +7,7 @@ use s3s::{S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 
 use super::RsgwS3;
 use super::acl::{grant_headers, header_acl};
+use super::lock::lock_request;
 use super::put::stored_headers;
 use super::tagging::tagging_header;
 use crate::crypt::{echo, sse_request, with_echo};
@@ -62,6 +63,11 @@ pub(super) async fn copy_object(
             )?,
             tags,
             sse_request(&req.headers)?,
+            lock_request(
+                i.object_lock_mode.as_ref(),
+                i.object_lock_retain_until_date.as_ref(),
+                i.object_lock_legal_hold_status.as_ref(),
+            )?,
             conditions,
         )
         .await

@@ -16,7 +16,12 @@ pub(super) async fn delete_object(
     let rq = s3.requester(&req).await?;
     let i = &req.input;
     let done = match i.version_id.as_deref() {
-        Some(v) => s3.gw.delete_object_version(&rq, &i.bucket, &i.key, v).await,
+        Some(v) => {
+            let bypass = i.bypass_governance_retention.unwrap_or(false);
+            s3.gw
+                .delete_object_version(&rq, (&i.bucket, &i.key, v), bypass)
+                .await
+        }
         None => s3.gw.delete_object(&rq, &i.bucket, &i.key).await,
     }
     .map_err(to_s3)?;
@@ -48,7 +53,8 @@ pub(super) async fn delete_objects(
         .into_iter()
         .map(|o| (o.key, o.version_id))
         .collect();
-    for (key, version, r) in s3.gw.delete_objects(&rq, &i.bucket, keys).await {
+    let bypass = i.bypass_governance_retention.unwrap_or(false);
+    for (key, version, r) in s3.gw.delete_objects(&rq, &i.bucket, keys, bypass).await {
         match r {
             Ok(done) => {
                 if !quiet {

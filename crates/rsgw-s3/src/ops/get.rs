@@ -43,14 +43,18 @@ macro_rules! read_params {
 /// The answer to a GetObject or HeadObject (`$output`, outputs with the
 /// same fields besides `$extra`) that read `$res`: the object's headers as
 /// stored, overridden by the request's `response-*` parameters, its
-/// checksums when asked for (of the whole object only), and `206` for a
-/// range or a part.
+/// lock, its checksums when asked for (of the whole object only), and
+/// `206` for a range or a part.
 macro_rules! read_response {
     ($output:ident { $($extra:tt)* }, $i:ident, $res:ident) => {{
         let m = &$res.meta;
         let h = |name: &str| m.headers.get(name).cloned();
+        let (lock_mode, lock_until, legal_hold) = super::lock::lock_headers(m);
         let mut out = $output {
             $($extra)*
+            object_lock_mode: lock_mode,
+            object_lock_retain_until_date: lock_until,
+            object_lock_legal_hold_status: legal_hold,
             content_length: Some($res.range.map_or(m.size, |(s, e)| e - s) as i64),
             content_range: $res
                 .range

@@ -21,6 +21,7 @@ mod encryption;
 mod get;
 mod lifecycle;
 mod list;
+mod lock;
 mod multipart;
 mod policy;
 mod post;
@@ -76,20 +77,6 @@ impl RsgwS3 {
     fn require_user(rq: &Requester) -> S3Result<&str> {
         rq.uid()
             .ok_or_else(|| s3_error!(AccessDenied, "Anonymous users cannot do this"))
-    }
-}
-
-/// The `versionId` of an operation on an object's ACL or tags: they are
-/// kept per key, for its current version, so only the key's current
-/// version can be named (as `null`, or with no version id); another is
-/// refused rather than taken for the current one.
-fn current_version_only(version: Option<&str>) -> S3Result<()> {
-    match version {
-        None | Some("null") => Ok(()),
-        Some(_) => Err(s3_error!(
-            NotImplemented,
-            "ACLs and tags of versions other than the current one are not supported: send the request without versionId"
-        )),
     }
 }
 
@@ -155,6 +142,12 @@ delegate! {
     tagging::delete_object_tagging(DeleteObjectTaggingInput) -> DeleteObjectTaggingOutput;
 
     versioning::get_bucket_versioning(GetBucketVersioningInput) -> GetBucketVersioningOutput;
+    lock::get_object_lock_configuration(GetObjectLockConfigurationInput) -> GetObjectLockConfigurationOutput;
+    lock::put_object_lock_configuration(PutObjectLockConfigurationInput) -> PutObjectLockConfigurationOutput;
+    lock::get_object_retention(GetObjectRetentionInput) -> GetObjectRetentionOutput;
+    lock::put_object_retention(PutObjectRetentionInput) -> PutObjectRetentionOutput;
+    lock::get_object_legal_hold(GetObjectLegalHoldInput) -> GetObjectLegalHoldOutput;
+    lock::put_object_legal_hold(PutObjectLegalHoldInput) -> PutObjectLegalHoldOutput;
     versioning::put_bucket_versioning(PutBucketVersioningInput) -> PutBucketVersioningOutput;
     lifecycle::get_bucket_lifecycle_configuration(GetBucketLifecycleConfigurationInput) -> GetBucketLifecycleConfigurationOutput;
     lifecycle::put_bucket_lifecycle_configuration(PutBucketLifecycleConfigurationInput) -> PutBucketLifecycleConfigurationOutput;

@@ -66,10 +66,10 @@ macro_rules! with_checksums {
 pub(super) use with_checksums;
 
 /// What a write stores with its object (headers, `x-amz-meta-*`, tags,
-/// ACL, the encryption its headers ask for; the rest of `PutParams` as by
-/// default), from the typed fields every input that makes an object
-/// shares (PutObject, CreateMultipartUpload); a malformed tag, ACL or
-/// encryption header returns its error.
+/// ACL, the encryption and object lock its headers ask for; the rest of
+/// `PutParams` as by default), from the typed fields every input that
+/// makes an object shares (PutObject, CreateMultipartUpload); a malformed
+/// tag, ACL, encryption or lock header returns its error.
 macro_rules! object_params {
     ($input:expr, $headers:expr) => {
         rsgw_gateway::PutParams {
@@ -81,6 +81,11 @@ macro_rules! object_params {
                 super::acl::grant_headers!($input),
             )?,
             sse: crate::crypt::sse_request(&$headers)?,
+            lock: super::lock::lock_request(
+                $input.object_lock_mode.as_ref(),
+                $input.object_lock_retain_until_date.as_ref(),
+                $input.object_lock_legal_hold_status.as_ref(),
+            )?,
             ..Default::default()
         }
     };

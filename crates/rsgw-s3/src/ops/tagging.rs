@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, s3_error};
 
-use super::{RsgwS3, current_version_only};
+use super::RsgwS3;
 use crate::error::to_s3;
 use crate::uri::decode_query;
 
@@ -55,10 +55,14 @@ pub(super) async fn get_object_tagging(
     req: S3Request<GetObjectTaggingInput>,
 ) -> S3Result<S3Response<GetObjectTaggingOutput>> {
     let rq = s3.requester(&req).await?;
-    current_version_only(req.input.version_id.as_deref())?;
     let tags = s3
         .gw
-        .get_object_tagging(&rq, &req.input.bucket, &req.input.key)
+        .get_object_tagging(
+            &rq,
+            &req.input.bucket,
+            &req.input.key,
+            req.input.version_id.as_deref(),
+        )
         .await
         .map_err(to_s3)?;
     Ok(S3Response::new(GetObjectTaggingOutput {
@@ -73,10 +77,9 @@ pub(super) async fn put_object_tagging(
 ) -> S3Result<S3Response<PutObjectTaggingOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    current_version_only(i.version_id.as_deref())?;
     let tags = rsgw_gateway::check_tags(tag_pairs(i.tagging)).map_err(to_s3)?;
     s3.gw
-        .put_object_tagging(&rq, &i.bucket, &i.key, tags)
+        .put_object_tagging(&rq, &i.bucket, &i.key, i.version_id.as_deref(), tags)
         .await
         .map_err(to_s3)?;
     Ok(S3Response::new(PutObjectTaggingOutput::default()))
@@ -87,9 +90,13 @@ pub(super) async fn delete_object_tagging(
     req: S3Request<DeleteObjectTaggingInput>,
 ) -> S3Result<S3Response<DeleteObjectTaggingOutput>> {
     let rq = s3.requester(&req).await?;
-    current_version_only(req.input.version_id.as_deref())?;
     s3.gw
-        .delete_object_tagging(&rq, &req.input.bucket, &req.input.key)
+        .delete_object_tagging(
+            &rq,
+            &req.input.bucket,
+            &req.input.key,
+            req.input.version_id.as_deref(),
+        )
         .await
         .map_err(to_s3)?;
     Ok(S3Response::new(DeleteObjectTaggingOutput::default()))

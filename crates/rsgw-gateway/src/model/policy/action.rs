@@ -67,6 +67,13 @@ actions! {
     GetObjectTagging = "s3:GetObjectTagging", true;
     PutObjectTagging = "s3:PutObjectTagging", true;
     DeleteObjectTagging = "s3:DeleteObjectTagging", true;
+    GetBucketObjectLockConfiguration = "s3:GetBucketObjectLockConfiguration", false;
+    PutBucketObjectLockConfiguration = "s3:PutBucketObjectLockConfiguration", false;
+    GetObjectRetention = "s3:GetObjectRetention", true;
+    PutObjectRetention = "s3:PutObjectRetention", true;
+    GetObjectLegalHold = "s3:GetObjectLegalHold", true;
+    PutObjectLegalHold = "s3:PutObjectLegalHold", true;
+    BypassGovernanceRetention = "s3:BypassGovernanceRetention", true;
     AbortMultipartUpload = "s3:AbortMultipartUpload", true;
     ListMultipartUploadParts = "s3:ListMultipartUploadParts", true;
 }

@@ -35,6 +35,7 @@ use crate::model::upload::{PartInfo, SEP, UploadInfo, upload_index_key};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::crypt::{ChunkCipher, object_key};
+use crate::rules::lock::{check_lock_request, lock_new_version};
 use crate::rules::names::validate_key;
 
 /// The part list of a completion, one entry per part number, quotes
@@ -85,6 +86,7 @@ impl Gateway {
             Access::PutObject,
             &Target::key(&info, key).requesting(&params.tags),
         )?;
+        check_lock_request(&info, &params.lock, now_secs())?;
         let acl = self.resolve_acl(params.acl).await?;
         let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure)?;
         // the time first: a key's uploads list in the order they began, as
@@ -105,6 +107,7 @@ impl Gateway {
             acl,
             tags: params.tags,
             sse: sse.map(|(s, _)| s),
+            lock: params.lock,
         };
         let data = Bytes::from(serde_json::to_vec(&up)?);
         self.store
@@ -379,7 +382,7 @@ impl Gateway {
         let etag = multipart_etag(chosen.iter().map(|p| p.etag.as_str()))
             .map_err(|e| GatewayError::Corrupt(e.to_string()))?;
         let mtime = now_secs();
-        let meta = ObjectMeta {
+        let mut meta = ObjectMeta {
             size: chosen.iter().map(|p| p.size).sum(),
             etag,
             mtime,
@@ -398,8 +401,9 @@ impl Gateway {
                 ..sse
             }),
             version_id: info.new_version(mtime)?,
-            delete_marker: false,
+            ..ObjectMeta::default()
         };
+        lock_new_version(&info, &up.lock, &mut meta);
         if let Some(size) = checks.object_size
             && size != meta.size
         {

@@ -13,9 +13,10 @@ impl Gateway {
         rq: &Requester,
         bucket: &str,
         key: &str,
+        version: Option<&str>,
     ) -> GatewayResult<ObjectAcl> {
         let (info, meta) = self
-            .object_meta_for(rq, Access::GetObjectAcl, bucket, key)
+            .object_meta_for(rq, Access::GetObjectAcl, (bucket, key, version))
             .await?;
         Ok(ObjectAcl {
             owner: meta.owner_in(&info).to_string(),
@@ -33,6 +34,7 @@ impl Gateway {
         rq: &Requester,
         bucket: &str,
         key: &str,
+        version: Option<&str>,
         acl: impl Into<Acl>,
         named_owner: Option<&str>,
     ) -> GatewayResult<()> {
@@ -40,15 +42,14 @@ impl Gateway {
         if matches!(acl, Acl::Grants(_)) {
             // grantees are resolved once the request may set the ACL: who
             // may not learns nothing of which users exist
-            self.object_meta_for(rq, Access::PutObjectAcl, bucket, key)
+            self.object_meta_for(rq, Access::PutObjectAcl, (bucket, key, version))
                 .await?;
         }
         let acl = self.resolve_acl(acl).await?;
         self.update_meta(
             rq,
             (Access::PutObjectAcl, None),
-            bucket,
-            key,
+            (bucket, key, version),
             |info, meta| {
                 if named_owner.is_some_and(|o| o != meta.owner_in(info)) {
                     return Err(GatewayError::AccessDenied);

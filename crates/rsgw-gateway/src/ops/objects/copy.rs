@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use crate::model::acl::Acl;
 use crate::model::crypt::SseRequest;
 use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::lock::LockRequest;
 use crate::model::params::{CopyMetadata, GetParams, GetResult, PutParams, PutResult, RangeSpec};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::Requester;
@@ -47,7 +48,8 @@ impl Gateway {
     /// checks on the source; `tags` replace the source's tags
     /// (`x-amz-tagging-directive: REPLACE`), `None` copies them; `sse` is
     /// the copy's encryption (the source's customer key, if any, is in
-    /// `conditions`).
+    /// `conditions`); `lock` the copy's object lock (the source's is not
+    /// copied, as S3 has it).
     #[allow(clippy::too_many_arguments)]
     pub async fn copy_object(
         &self,
@@ -60,6 +62,7 @@ impl Gateway {
         acl: Acl,
         tags: Option<BTreeMap<String, String>>,
         sse: Option<SseRequest>,
+        lock: LockRequest,
         conditions: GetParams,
     ) -> GatewayResult<PutResult> {
         if src_bucket == dst_bucket
@@ -88,6 +91,7 @@ impl Gateway {
             acl,
             content_length: Some(src.meta.size),
             sse,
+            lock,
             ..Default::default()
         };
         let body = src

@@ -109,13 +109,14 @@ impl Gateway {
     /// Deletes version `v` (`versionId`; `null` too) of `key`: its entry
     /// unlisted, its object and tails removed; if it was the current
     /// version, the next one is made current first. A version that does
-    /// not exist is nothing to delete.
+    /// not exist is nothing to delete; one under a retention or legal hold
+    /// is refused (`bypass`: the request's
+    /// `x-amz-bypass-governance-retention`).
     pub async fn delete_object_version(
         &self,
         rq: &Requester,
-        bucket: &str,
-        key: &str,
-        v: &str,
+        (bucket, key, v): (&str, &str, &str),
+        bypass: bool,
     ) -> GatewayResult<Deleted> {
         validate_key(key)?;
         check_version_id(v)?;
@@ -148,6 +149,7 @@ impl Gateway {
                         Access::DeleteObjectVersion,
                         &Target::stored(&info, key, &cur.meta),
                     )?;
+                    self.check_removal_by(rq, (&info, key), &cur.meta, bypass)?;
                 }
                 let name = entry_name(key, &cur.meta.rank(), target);
                 let next = match self.next_version(&info, key, &name).await? {
@@ -182,7 +184,7 @@ impl Gateway {
                 self.settle_own_entry(&info, key, wrote).await?;
                 // in the head now: its own object is a copy
                 let promoted = match &next {
-                    Some(n) => Some((n, self.remove_copy(&info.id, key, &n.meta).await?)),
+                    Some(n) => Some((n, self.remove_promoted(&info.id, key, n).await?)),
                     None => None,
                 };
                 // a copy of the deleted version a lost race left
@@ -214,6 +216,7 @@ impl Gateway {
                 Access::DeleteObjectVersion,
                 &Target::stored(&info, key, &old.meta),
             )?;
+            self.check_removal_by(rq, (&info, key), &old.meta, bypass)?;
             let name = entry_name(key, &old.meta.rank(), target);
             self.unlist_versions(&info, key, vec![(name, None)]).await?;
             if self.drop_noncurrent(&info.id, key, &old.meta).await? {
@@ -294,12 +297,14 @@ impl Gateway {
     /// and one key's entries one after the other, in the order given (the
     /// versions of a key are deleted by rewriting its head). The results
     /// come in the keys' order; a key named twice is deleted twice, the
-    /// second time finding it gone.
+    /// second time finding it gone. `bypass`: the request's
+    /// `x-amz-bypass-governance-retention`.
     pub async fn delete_objects(
         &self,
         rq: &Requester,
         bucket: &str,
         keys: Vec<(String, Option<String>)>,
+        bypass: bool,
     ) -> Vec<(String, Option<String>, GatewayResult<Deleted>)> {
         let mut groups: Vec<Vec<(usize, String, Option<String>)>> = Vec::new();
         let mut group_of: std::collections::HashMap<String, usize> = Default::default();
@@ -315,7 +320,10 @@ impl Gateway {
                 let mut out = Vec::with_capacity(group.len());
                 for (i, key, version) in group {
                     let r = match &version {
-                        Some(v) => self.delete_object_version(rq, bucket, &key, v).await,
+                        Some(v) => {
+                            self.delete_object_version(rq, (bucket, &key, v), bypass)
+                                .await
+                        }
                         None => self.delete_object(rq, bucket, &key).await,
                     };
                     out.push((i, key, version, r));

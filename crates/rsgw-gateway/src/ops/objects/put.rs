@@ -12,6 +12,7 @@ use crate::model::versioning::NULL_VERSION;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::crypt::ChunkCipher;
+use crate::rules::lock::{check_lock_request, lock_new_version};
 use crate::rules::names::validate_key;
 use crate::rules::preconditions::check_put_conditions;
 
@@ -32,6 +33,7 @@ impl Gateway {
             Access::PutObject,
             &Target::key(&info, key).requesting(&params.tags),
         )?;
+        check_lock_request(&info, &params.lock, now_secs())?;
         let acl = self.resolve_acl(std::mem::take(&mut params.acl)).await?;
         if params
             .content_length
@@ -67,7 +69,7 @@ impl Gateway {
                 body,
             )
             .await?;
-        let meta = ObjectMeta {
+        let mut meta = ObjectMeta {
             size: w.size,
             etag: w.md5,
             mtime: now_secs(),
@@ -91,8 +93,9 @@ impl Gateway {
             upload_id: String::new(),
             sse: sse.map(|(s, _)| s),
             version_id,
-            delete_marker: false,
+            ..ObjectMeta::default()
         };
+        lock_new_version(&info, &params.lock, &mut meta);
         let swap = Swap::Head {
             data: w.head,
             meta: &meta,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::model::acl::CannedAcl;
+use crate::model::lock::LockRequest;
 use crate::model::object::Tail;
 use crate::model::params::{BodyStream, CopyMetadata, GetParams, GetResult, PutParams, RangeSpec};
 use crate::testutil::{Fixture, OWNER, body, collect, owner, pattern, small_opts};
@@ -187,6 +188,7 @@ async fn delete_objects_answers_each_key_in_order() {
             &Requester::anonymous(),
             "many",
             vec![("k00".into(), None), ("k01".into(), None)],
+            false,
         )
         .await;
     assert!(
@@ -203,6 +205,7 @@ async fn delete_objects_answers_each_key_in_order() {
             &owner(),
             "many",
             asked.iter().map(|k| (k.clone(), None)).collect(),
+            false,
         )
         .await;
     assert_eq!(
@@ -465,7 +468,7 @@ async fn reads_of_private_objects() {
     }
     // a public-read object is readable by anyone, but only its owner
     // may change its ACL
-    f.gw.set_object_acl(&owner(), "priv", "k", CannedAcl::PublicRead, None)
+    f.gw.set_object_acl(&owner(), "priv", "k", None, CannedAcl::PublicRead, None)
         .await
         .expect("set acl");
     for who in [&bob, &Requester::anonymous()] {
@@ -475,7 +478,7 @@ async fn reads_of_private_objects() {
                 .is_ok()
         );
         assert!(matches!(
-            f.gw.set_object_acl(who, "priv", "k", CannedAcl::Private, None)
+            f.gw.set_object_acl(who, "priv", "k", None, CannedAcl::Private, None)
                 .await,
             Err(GatewayError::AccessDenied)
         ));
@@ -517,7 +520,7 @@ async fn other_writers_objects() {
             f.gw.get_object(&owner(), "shared", &key, GetParams::default())
                 .await;
         assert_eq!(got.is_ok(), reads, "{why}: read");
-        let shown = f.gw.get_object_acl(&owner(), "shared", &key).await;
+        let shown = f.gw.get_object_acl(&owner(), "shared", &key, None).await;
         match (shown, acp) {
             (Ok(a), true) => {
                 let want_owner = if *writer == anon { OWNER } else { "bob" };
@@ -528,13 +531,13 @@ async fn other_writers_objects() {
             (r, _) => panic!("{why}: get acl {r:?}"),
         }
         let set =
-            f.gw.set_object_acl(&owner(), "shared", &key, CannedAcl::Private, None)
+            f.gw.set_object_acl(&owner(), "shared", &key, None, CannedAcl::Private, None)
                 .await;
         assert_eq!(set.is_ok(), acp, "{why}: set acl {set:?}");
         // the writer keeps every right to its own object
         if writer.uid().is_some() {
             let a =
-                f.gw.get_object_acl(writer, "shared", &key)
+                f.gw.get_object_acl(writer, "shared", &key, None)
                     .await
                     .expect("own acl");
             assert_eq!(a.owner, "bob", "{why}");
@@ -546,14 +549,14 @@ async fn other_writers_objects() {
     }
     // a missing key: NoSuchKey to whoever may list the bucket
     assert!(matches!(
-        f.gw.get_object_acl(&bob, "shared", "none").await,
+        f.gw.get_object_acl(&bob, "shared", "none", None).await,
         Err(GatewayError::NoSuchKey)
     ));
     f.gw.set_bucket_acl(&owner(), "shared", CannedAcl::Private, None)
         .await
         .expect("bucket acl");
     assert!(matches!(
-        f.gw.get_object_acl(&bob, "shared", "none").await,
+        f.gw.get_object_acl(&bob, "shared", "none", None).await,
         Err(GatewayError::AccessDenied)
     ));
 }
@@ -588,6 +591,7 @@ async fn copies() {
                 CannedAcl::Private.into(),
                 None,
                 None,
+                LockRequest::default(),
                 cond,
             )
             .await

@@ -22,6 +22,9 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::NoObjectLockConfiguration => S3ErrorCode::ObjectLockConfigurationNotFoundError,
         G::NoSuchObjectLockConfiguration => S3ErrorCode::NoSuchObjectLockConfiguration,
         G::NotConfigured(_) => S3ErrorCode::NotImplemented,
+        G::InvalidRetentionPeriod(_) => {
+            return unlisted("InvalidRetentionPeriod", http::StatusCode::BAD_REQUEST, &e);
+        }
         G::NoSuchEncryptionConfiguration => {
             return unlisted(
                 "ServerSideEncryptionConfigurationNotFoundError",
@@ -234,6 +237,7 @@ mod tests {
             G::InvalidBucketState(_) => "InvalidBucketState",
             G::NoObjectLockConfiguration => "NoObjectLockConfiguration",
             G::NoSuchObjectLockConfiguration => "NoSuchObjectLockConfiguration",
+            G::InvalidRetentionPeriod(_) => "InvalidRetentionPeriod",
             G::NotConfigured(_) => "NotConfigured",
             G::NoSuchEncryptionConfiguration => "NoSuchEncryptionConfiguration",
             G::BadDigest => "BadDigest",
@@ -288,7 +292,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 64;
+    const VARIANTS: usize = 65;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -371,6 +375,12 @@ mod tests {
                 G::NotConfigured("no crypt.sse_s3_key".into()),
                 "NotImplemented",
                 501,
+                false,
+            ),
+            (
+                G::InvalidRetentionPeriod("no days".into()),
+                "InvalidRetentionPeriod",
+                400,
                 false,
             ),
             (

@@ -193,6 +193,10 @@ pub enum GatewayError {
     /// (GetObjectRetention, GetObjectLegalHold).
     #[error("the specified object does not have an ObjectLock configuration")]
     NoSuchObjectLockConfiguration,
+    /// A default retention of no days or years
+    /// (PutObjectLockConfiguration).
+    #[error("{0}")]
+    InvalidRetentionPeriod(String),
     /// A retention or legal hold forbids the request; the text says which.
     #[error("{0}")]
     ObjectLocked(String),

@@ -74,12 +74,11 @@ pub struct DefaultRetention {
 
 impl DefaultRetention {
     /// The retention of a version made at `mtime` (seconds); a year is
-    /// the Gregorian calendar's average, 365.2425 days (radosgw's
-    /// `std::chrono::years`).
+    /// 365 days, as radosgw counts it (`RGWObjectLock::get_lock_until_date`).
     pub fn of_version(&self, mtime: f64) -> Retention {
         let days = match self.period {
             Period::Days(d) => f64::from(d),
-            Period::Years(y) => f64::from(y) * 365.2425,
+            Period::Years(y) => f64::from(y) * 365.0,
         };
         Retention {
             mode: self.mode,

@@ -51,7 +51,7 @@ impl Gateway {
 
     /// A version's retention (GetObjectRetention): of the key's current
     /// version, or of `version`; `NoSuchObjectLockConfiguration` if it
-    /// has none.
+    /// has none, `InvalidRequest` in a bucket without object lock.
     pub async fn get_object_retention(
         &self,
         rq: &Requester,
@@ -59,9 +59,10 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<Retention> {
-        let (_, meta) = self
+        let (info, meta) = self
             .object_meta_for(rq, Access::GetObjectRetention, (bucket, key, version))
             .await?;
+        locked_bucket(&info, "object retention")?;
         meta.retention
             .ok_or(GatewayError::NoSuchObjectLockConfiguration)
     }
@@ -94,7 +95,8 @@ impl Gateway {
     }
 
     /// A version's legal hold (GetObjectLegalHold);
-    /// `NoSuchObjectLockConfiguration` if it was never set.
+    /// `NoSuchObjectLockConfiguration` if it was never set,
+    /// `InvalidRequest` in a bucket without object lock.
     pub async fn get_object_legal_hold(
         &self,
         rq: &Requester,
@@ -102,9 +104,10 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<bool> {
-        let (_, meta) = self
+        let (info, meta) = self
             .object_meta_for(rq, Access::GetObjectLegalHold, (bucket, key, version))
             .await?;
+        locked_bucket(&info, "object legal hold")?;
         meta.legal_hold
             .ok_or(GatewayError::NoSuchObjectLockConfiguration)
     }
@@ -155,12 +158,12 @@ fn may_bypass(rq: &Requester, info: &BucketInfo, key: &str, meta: &ObjectMeta) -
     )
 }
 
-/// A version's retention or legal hold is set only in a bucket with
-/// object lock (`InvalidRequest`, as radosgw answers).
+/// A version's retention or legal hold is read or set only in a bucket
+/// with object lock (`InvalidRequest`, as radosgw answers).
 fn locked_bucket(info: &BucketInfo, what: &str) -> GatewayResult<()> {
     if info.object_lock.is_none() {
         return Err(GatewayError::InvalidRequest(format!(
-            "{what} can't be set if bucket object lock not configured"
+            "{what}: bucket object lock not configured"
         )));
     }
     Ok(())
@@ -400,8 +403,8 @@ mod tests {
         ));
     }
 
-    /// Buckets without object lock take no lock configuration and no
-    /// version lock, as radosgw answers.
+    /// Buckets without object lock have no lock configuration and take
+    /// none, nor does any version of theirs, as radosgw answers.
     #[tokio::test]
     async fn unlocked_buckets_refuse_locks() {
         let (f, _) = Fixture::with_bucket(small_opts(), "locked").await;
@@ -432,6 +435,16 @@ mod tests {
         ));
         assert!(matches!(
             f.gw.put_object_retention(&owner(), ("locked", "k", None), governance(1.0), false)
+                .await,
+            Err(GatewayError::InvalidRequest(_))
+        ));
+        assert!(matches!(
+            f.gw.get_object_retention(&owner(), "locked", "k", None)
+                .await,
+            Err(GatewayError::InvalidRequest(_))
+        ));
+        assert!(matches!(
+            f.gw.get_object_legal_hold(&owner(), "locked", "k", None)
                 .await,
             Err(GatewayError::InvalidRequest(_))
         ));

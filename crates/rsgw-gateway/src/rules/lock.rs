@@ -177,12 +177,12 @@ mod tests {
         lock_new_version(&info, &asked, &mut meta);
         assert_eq!(meta.retention, asked.retention);
         assert_eq!(meta.legal_hold, Some(true));
-        // a year is the Gregorian average, as radosgw's
+        // a year is 365 days, as radosgw counts it
         let years = DefaultRetention {
             mode: LockMode::Governance,
             period: Period::Years(1),
         };
-        assert_eq!(years.of_version(0.0).until, 31_556_952.0);
+        assert_eq!(years.of_version(0.0).until, 31_536_000.0);
         // no lock in a bucket without one
         let mut plain = ObjectMeta::default();
         lock_new_version(&bucket(None), &asked, &mut plain);

@@ -3,7 +3,8 @@
 //! writes that make an object (PutObject, CopyObject,
 //! CreateMultipartUpload) and of the reads that answer with its lock.
 //! Documents are checked as radosgw checks them: a bad mode, date or
-//! status is `MalformedXML`, a default retention names days or years.
+//! status is `MalformedXML`, a default retention names days or years,
+//! more than none (`InvalidRetentionPeriod`).
 
 use rsgw_gateway::{
     DefaultRetention, GatewayError, LockMode, LockRequest, ObjectMeta, Period, Retention,
@@ -104,8 +105,8 @@ fn lock_configuration(
 /// A default retention's days or years: more than none.
 fn positive(n: i32) -> Result<u32, GatewayError> {
     u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
-        GatewayError::InvalidArgument(
-            "the default retention period must be a positive integer".into(),
+        GatewayError::InvalidRetentionPeriod(
+            "retention period must be a positive integer value".into(),
         )
     })
 }

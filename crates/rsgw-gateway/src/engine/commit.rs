@@ -133,7 +133,7 @@ impl Committed<'_> {
         engine.retire(self.bucket_id, self.key, left_out).await?;
         if let Some(null) = &self.replaced_null {
             engine
-                .drop_noncurrent(self.bucket_id, self.key, null)
+                .drop_noncurrent(self.bucket_id, self.key, (null, None))
                 .await?;
         }
         engine

@@ -305,7 +305,7 @@ impl Engine {
                     layout::head(&info.id, key),
                     layout::version(&info.id, meta.version_id.as_deref(), key),
                 ] {
-                    self.remove_tagged(&obj, &meta.tag).await?;
+                    self.remove_tagged(&obj, &meta.tag, None).await?;
                 }
                 self.retire(&info.id, key, &meta.tails).await?;
                 Err(GatewayError::NoSuchBucket)
@@ -315,18 +315,19 @@ impl Engine {
     }
 
     /// Removes `obj` (a head or a version's object) if it carries the
-    /// write tag `tag`.
-    async fn remove_tagged(&self, obj: &ObjectId, tag: &str) -> GatewayResult<CopyRemoval> {
-        match self
-            .store
-            .write(
-                obj,
-                WriteOp::new()
-                    .cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, tag.to_string())
-                    .remove(),
-            )
-            .await
-        {
+    /// write tag `tag` and, if one is given, the record `record` (so that
+    /// a change of the version's record, a legal hold say, is not lost).
+    async fn remove_tagged(
+        &self,
+        obj: &ObjectId,
+        tag: &str,
+        record: Option<&Bytes>,
+    ) -> GatewayResult<CopyRemoval> {
+        let mut op = WriteOp::new().cmp_xattr(layout::TAG_XATTR, CmpOp::Eq, tag.to_string());
+        if let Some(raw) = record {
+            op = op.cmp_xattr(layout::META_XATTR, CmpOp::Eq, raw.clone());
+        }
+        match self.store.write(obj, op.remove()).await {
             Ok(_) => Ok(CopyRemoval::Removed),
             Err(StoreError::NotFound) => Ok(CopyRemoval::Absent),
             Err(StoreError::GuardFailed(_)) => Ok(CopyRemoval::Other),
@@ -335,15 +336,15 @@ impl Engine {
     }
 
     /// Removes the object of version `meta` if it still holds that
-    /// version (its tag).
+    /// version (its tag) and, if given, the record `record`.
     pub(crate) async fn remove_copy(
         &self,
         bucket_id: &str,
         key: &str,
-        meta: &ObjectMeta,
+        (meta, record): (&ObjectMeta, Option<&Bytes>),
     ) -> GatewayResult<CopyRemoval> {
         let obj = layout::version(bucket_id, meta.version_id.as_deref(), key);
-        self.remove_tagged(&obj, &meta.tag).await
+        self.remove_tagged(&obj, &meta.tag, record).await
     }
 
     /// Removes the object of version `n`, just promoted into the head. If
@@ -400,16 +401,17 @@ impl Engine {
 
     /// Removes the object of a noncurrent version whose index entry is
     /// gone, then retires its tails, unless the version became the key's
-    /// current one meanwhile (promoted into the head): answers whether it
-    /// was dropped.
+    /// current one meanwhile (promoted into the head) or, `record` given,
+    /// its record is another: answers whether it was dropped.
     pub(crate) async fn drop_noncurrent(
         &self,
         bucket_id: &str,
         key: &str,
-        meta: &ObjectMeta,
+        (meta, record): (&ObjectMeta, Option<&Bytes>),
     ) -> GatewayResult<bool> {
-        if self.remove_copy(bucket_id, key, meta).await? == CopyRemoval::Other {
-            // another copy of the version: its tails are that one's too
+        if self.remove_copy(bucket_id, key, (meta, record)).await? == CopyRemoval::Other {
+            // another copy of the version (its tails are that one's too),
+            // or its record changed
             return Ok(false);
         }
         if self
@@ -484,7 +486,8 @@ impl Engine {
     }
 
     /// Makes `next` (a noncurrent version, as stored) the key's current
-    /// one in place of `current` (the head's, whose tag guards the swap);
+    /// one in place of `current` (the head's, whose tag and record guard
+    /// the swap: a lock set on it meanwhile is judged again);
     /// `None`: the key has no version left, and the head goes. Answers
     /// whether the head changed (a lost race: read again).
     pub(crate) async fn promote(
@@ -495,7 +498,11 @@ impl Engine {
         next: Option<&StoredVersion>,
     ) -> GatewayResult<bool> {
         let head_id = layout::head(bucket_id, key);
-        let guarded = current.marked.unchanged(&current.meta.tag);
+        let guarded = current.marked.unchanged(&current.meta.tag).cmp_xattr(
+            layout::META_XATTR,
+            CmpOp::Eq,
+            current.raw.clone(),
+        );
         let op = match next {
             Some(n) => laid_out(guarded, n.data.clone(), n.raw.clone(), &n.meta.tag),
             None => guarded.remove(),

@@ -188,7 +188,7 @@ impl Gateway {
                     None => None,
                 };
                 // a copy of the deleted version a lost race left
-                self.remove_copy(&info.id, key, &cur.meta).await?;
+                self.remove_copy(&info.id, key, (&cur.meta, None)).await?;
                 self.retire(&info.id, key, &cur.meta.tails).await?;
                 let answer = answer.get_or_insert(done(cur.meta.delete_marker));
                 if let Some((n, CopyRemoval::Absent)) = promoted {
@@ -218,11 +218,19 @@ impl Gateway {
             )?;
             self.check_removal_by(rq, (&info, key), &old.meta, bypass)?;
             let name = entry_name(key, &old.meta.rank(), target);
-            self.unlist_versions(&info, key, vec![(name, None)]).await?;
-            if self.drop_noncurrent(&info.id, key, &old.meta).await? {
+            self.unlist_versions(&info, key, vec![(name.clone(), None)])
+                .await?;
+            if self
+                .drop_noncurrent(&info.id, key, (&old.meta, Some(&old.raw)))
+                .await?
+            {
                 return Ok(done(old.meta.delete_marker));
             }
-            // made current meanwhile: delete it as such
+            // made current meanwhile (deleted as such next), or its record
+            // changed (a lock set on it: judged again): listed as it was
+            let entry = serde_json::to_vec(&IndexEntry::of_version(&old.meta))?;
+            self.unlist_versions(&info, key, vec![(name, Some(Bytes::from(entry)))])
+                .await?;
         }
         Err(GatewayError::Store(StoreError::Timeout))
     }

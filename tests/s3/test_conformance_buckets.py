@@ -282,33 +282,26 @@ def test_create_bucket_grant_headers(t):
 
 
 def test_create_bucket_object_lock_header(t):
-    # false is what rsgw makes anyway; a value that is no boolean is refused
+    # false is what a plain bucket is; a value that is no boolean is refused
     name = _new_name()
     assert _err(t, "PUT", f"/{name}", headers={"x-amz-bucket-object-lock-enabled": "false"}) == (200, None)
-    t.alice.delete_bucket(Bucket=name)
+    try:
+        assert _outcome(t.alice.get_object_lock_configuration, Bucket=name) == (
+            404, "ObjectLockConfigurationNotFoundError")
+    finally:
+        t.alice.delete_bucket(Bucket=name)
     name = _new_name()
     assert _err(t, "PUT", f"/{name}", headers={"x-amz-bucket-object-lock-enabled": "bogus"}) == (400, "InvalidArgument")
     assert not _exists(t, name)
-    if t.is_radosgw:
-        # radosgw (Pacific) honours true, as AWS does: object lock on, and
-        # versioning with it (rsgw refuses it: the test below)
-        name = _new_name()
-        assert _err(t, "PUT", f"/{name}", headers={"x-amz-bucket-object-lock-enabled": "true"}) == (200, None)
-        try:
-            lock = t.alice.get_object_lock_configuration(Bucket=name)["ObjectLockConfiguration"]
-            assert lock["ObjectLockEnabled"] == "Enabled"
-            assert t.alice.get_bucket_versioning(Bucket=name)["Status"] == "Enabled"
-        finally:
-            t.alice.delete_bucket(Bucket=name)
-
-
-def test_create_bucket_object_lock_is_not_ignored(t, rsgw_only):
+    # true, as AWS: object lock on, and versioning with it (test_object_lock.py)
     name = _new_name()
+    assert _err(t, "PUT", f"/{name}", headers={"x-amz-bucket-object-lock-enabled": "true"}) == (200, None)
     try:
-        status, code = _err(t, "PUT", f"/{name}", headers={"x-amz-bucket-object-lock-enabled": "true"})
-        assert ((status, code), _exists(t, name)) == ((501, "NotImplemented"), False)
+        lock = t.alice.get_object_lock_configuration(Bucket=name)["ObjectLockConfiguration"]
+        assert lock["ObjectLockEnabled"] == "Enabled"
+        assert t.alice.get_bucket_versioning(Bucket=name)["Status"] == "Enabled"
     finally:
-        _drop(t, name)
+        t.alice.delete_bucket(Bucket=name)
 
 
 def test_create_bucket_object_ownership_header(t):
@@ -729,8 +722,6 @@ SUBRESOURCES = {
                         {"ID": "r", "Priority": 1, "Status": "Enabled", "Filter": {"Prefix": ""},
                          "DeleteMarkerReplication": {"Status": "Disabled"},
                          "Destination": {"Bucket": "arn:aws:s3:::dest"}}]}), "delete_bucket_replication"),
-    "object-lock": ("get_object_lock_configuration", "put_object_lock_configuration",
-                    dict(ObjectLockConfiguration={"ObjectLockEnabled": "Enabled"}), None),
     "requestPayment": ("get_bucket_request_payment", "put_bucket_request_payment",
                        dict(RequestPaymentConfiguration={"Payer": "BucketOwner"}), None),
     "accelerate": ("get_bucket_accelerate_configuration", "put_bucket_accelerate_configuration",
@@ -766,7 +757,6 @@ RADOSGW_SUBRESOURCES = {
     "logging": (OK, (405, "MethodNotAllowed")),
     "notification": (OK, (400, "MalformedXML")),
     "replication": (OK, (405, "MethodNotAllowed")),
-    "object-lock": ((404, "ObjectLockConfigurationNotFoundError"), (409, "InvalidBucketState")),
     "requestPayment": (OK, OK),
     "accelerate": (LISTED, (400, "InvalidArgument")),
     "analytics": (LISTED, (400, "InvalidArgument")),

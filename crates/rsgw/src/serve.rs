@@ -125,7 +125,15 @@ async fn lc_loop(gw: Gateway, every: Duration) {
     loop {
         tick.tick().await;
         match gw.lifecycle_pass(&holder).await {
-            Ok(LcPass::Ran(r)) if r.expired + r.uploads_aborted + r.errors > 0 || !r.complete => {
+            Ok(LcPass::Ran(r))
+                if r.expired
+                    + r.noncurrent_expired
+                    + r.markers_expired
+                    + r.uploads_aborted
+                    + r.errors
+                    > 0
+                    || !r.complete =>
+            {
                 tracing::info!(?r, "lifecycle pass");
             }
             Ok(_) => {}

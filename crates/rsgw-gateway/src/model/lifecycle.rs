@@ -25,7 +25,7 @@ pub enum FilterForm {
 }
 
 /// One lifecycle rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LifecycleRule {
     /// Its id (unique in the configuration).
     pub id: String,
@@ -55,6 +55,18 @@ pub struct LifecycleRule {
     /// Abort multipart uploads this many days after they began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort_incomplete_days: Option<u32>,
+    /// Delete noncurrent versions this many days after they stopped being
+    /// current (`NoncurrentVersionExpiration`'s `NoncurrentDays`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noncurrent_days: Option<u32>,
+    /// ... except the newest this many of a key's noncurrent versions
+    /// (`NewerNoncurrentVersions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newer_noncurrent: Option<u32>,
+    /// Delete a delete marker that is its key's only version
+    /// (`ExpiredObjectDeleteMarker`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expired_object_delete_marker: bool,
 }
 
 /// What a lifecycle pass did.
@@ -78,6 +90,15 @@ pub struct LcReport {
     pub expired: u64,
     /// Multipart uploads aborted.
     pub uploads_aborted: u64,
+    /// Noncurrent versions deleted, delete markers among them.
+    #[serde(default)]
+    pub noncurrent_expired: u64,
+    /// Delete markers deleted that were their keys' only versions.
+    #[serde(default)]
+    pub markers_expired: u64,
+    /// Versions due that a retention or legal hold kept.
+    #[serde(default)]
+    pub locked: u64,
     /// Deletions or aborts that failed (logged; tried again next pass).
     pub errors: u64,
 }

@@ -22,6 +22,9 @@ pub const MAX_CORS_RULES: usize = 100;
 pub const MAX_LIFECYCLE_RULES: usize = 1000;
 /// Longest lifecycle rule id (S3's limit).
 pub const MAX_RULE_ID: usize = 255;
+/// The most noncurrent versions a lifecycle rule may keep
+/// (`NewerNoncurrentVersions`, as AWS takes it).
+pub const MAX_NEWER_NONCURRENT: u32 = 100;
 
 /// AWS's limit on routing rules in one website configuration.
 pub const MAX_ROUTING_RULES: usize = 50;

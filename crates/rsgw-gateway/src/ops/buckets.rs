@@ -348,6 +348,7 @@ mod tests {
                 expiration_days: Some(1),
                 expiration_date: None,
                 abort_incomplete_days: None,
+                ..LifecycleRule::default()
             })
             .collect()
     }

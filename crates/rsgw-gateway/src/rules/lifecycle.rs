@@ -1,23 +1,30 @@
 //! Lifecycle rules: the checks S3 and radosgw make of a configuration,
 //! and what a rule applies to and when. Rules expire current objects a
 //! number of days after their last modification or from a date, filtered
-//! by key prefix and tags, and abort multipart uploads left incomplete a
-//! number of days after they began. The worker that applies them is
-//! `workers::lc`.
+//! by key prefix, tags and size; in a versioned bucket they delete
+//! noncurrent versions a number of days after they stopped being current
+//! (keeping the newest few) and delete markers left as a key's only
+//! version; and they abort multipart uploads left incomplete a number of
+//! days after they began. The worker that applies them is `workers::lc`.
 
 use std::collections::BTreeMap;
 
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::lifecycle::LifecycleRule;
-use crate::model::limits::{MAX_LIFECYCLE_RULES, MAX_RULE_ID};
+use crate::model::limits::{MAX_LIFECYCLE_RULES, MAX_NEWER_NONCURRENT, MAX_RULE_ID};
 
 impl LifecycleRule {
     /// Whether the rule applies to `key` of `size` bytes with `tags`.
     pub(crate) fn matches(&self, key: &str, size: u64, tags: &BTreeMap<String, String>) -> bool {
+        self.matches_untagged(key, size) && self.tags.iter().all(|(k, v)| tags.get(k) == Some(v))
+    }
+
+    /// Whether the rule's prefix and size bounds take `key` of `size`
+    /// bytes (its tags are the object's record's, read only if this holds).
+    pub(crate) fn matches_untagged(&self, key: &str, size: u64) -> bool {
         key.starts_with(&self.prefix)
             && self.size_greater_than.is_none_or(|min| size > min)
             && self.size_less_than.is_none_or(|max| size < max)
-            && self.tags.iter().all(|(k, v)| tags.get(k) == Some(v))
     }
 
     /// Whether an object modified at `mtime` has expired under this rule at
@@ -32,6 +39,17 @@ impl LifecycleRule {
             return false;
         };
         age_reached(mtime, now, days, day_s)
+    }
+
+    /// Whether a noncurrent version that stopped being current at `since`
+    /// (when the next newer version was made), with `newer` noncurrent
+    /// versions of its key newer than it, has expired under this rule at
+    /// `now`.
+    pub(crate) fn noncurrent_expired(&self, since: f64, newer: u32, now: f64, day_s: u64) -> bool {
+        let Some(days) = self.noncurrent_days else {
+            return false;
+        };
+        newer >= self.newer_noncurrent.unwrap_or(0) && age_reached(since, now, days, day_s)
     }
 }
 
@@ -81,6 +99,8 @@ pub fn check_lifecycle(rules: Vec<LifecycleRule>) -> GatewayResult<Vec<Lifecycle
         if r.expiration_days.is_none()
             && r.expiration_date.is_none()
             && r.abort_incomplete_days.is_none()
+            && r.noncurrent_days.is_none()
+            && !r.expired_object_delete_marker
         {
             return Err(GatewayError::InvalidRequest(
                 "At least one action needs to be specified in a rule".into(),
@@ -89,6 +109,31 @@ pub fn check_lifecycle(rules: Vec<LifecycleRule>) -> GatewayResult<Vec<Lifecycle
         if r.expiration_days == Some(0) {
             return Err(invalid(
                 "'Days' for Expiration action must be a positive integer",
+            ));
+        }
+        if r.noncurrent_days == Some(0) {
+            return Err(invalid(
+                "'NoncurrentDays' for NoncurrentVersionExpiration action must be a positive integer",
+            ));
+        }
+        if r.newer_noncurrent.is_some() && r.noncurrent_days.is_none() {
+            return Err(invalid(
+                "NewerNoncurrentVersions needs NoncurrentDays in a NoncurrentVersionExpiration",
+            ));
+        }
+        if r.newer_noncurrent
+            .is_some_and(|n| !(1..=MAX_NEWER_NONCURRENT).contains(&n))
+        {
+            return Err(invalid(&format!(
+                "'NewerNoncurrentVersions' must be from 1 to {MAX_NEWER_NONCURRENT}"
+            )));
+        }
+        if r.expired_object_delete_marker
+            && (r.expiration_days.is_some() || r.expiration_date.is_some())
+        {
+            return Err(GatewayError::MalformedXml(
+                "ExpiredObjectDeleteMarker cannot be specified with Days or Date in a Lifecycle Expiration Policy"
+                    .into(),
             ));
         }
         if r.abort_incomplete_days == Some(0) {
@@ -139,6 +184,7 @@ mod tests {
             expiration_days: Some(1),
             expiration_date: None,
             abort_incomplete_days: None,
+            ..LifecycleRule::default()
         }
     }
 
@@ -187,6 +233,43 @@ mod tests {
         assert!(matches!(
             with(&|r| r.expiration_days = None),
             Err(GatewayError::InvalidRequest(_))
+        ));
+        // versions' actions: each is an action of its own
+        let versions_only = |f: &dyn Fn(&mut LifecycleRule)| {
+            with(&|r| {
+                r.expiration_days = None;
+                f(r);
+            })
+        };
+        assert!(versions_only(&|r| r.noncurrent_days = Some(3)).is_ok());
+        assert!(versions_only(&|r| r.expired_object_delete_marker = true).is_ok());
+        assert!(
+            versions_only(&|r| {
+                r.noncurrent_days = Some(3);
+                r.newer_noncurrent = Some(100);
+            })
+            .is_ok()
+        );
+        for bad in [
+            &(|r: &mut LifecycleRule| r.noncurrent_days = Some(0)) as &dyn Fn(&mut LifecycleRule),
+            &|r| {
+                r.expiration_days = Some(1);
+                r.newer_noncurrent = Some(2);
+            },
+            &|r| {
+                r.noncurrent_days = Some(3);
+                r.newer_noncurrent = Some(101);
+            },
+        ] {
+            assert!(matches!(
+                versions_only(bad),
+                Err(GatewayError::InvalidArgument(_))
+            ));
+        }
+        // ExpiredObjectDeleteMarker goes in an Expiration without Days
+        assert!(matches!(
+            with(&|r| r.expired_object_delete_marker = true),
+            Err(GatewayError::MalformedXml(_))
         ));
         assert!(
             with(&|r| {
@@ -248,6 +331,22 @@ mod tests {
         for (size, yes) in [(10, false), (11, true), (19, true), (20, false), (0, false)] {
             assert_eq!(r.matches("logs/x", size, &tags(&[])), yes, "{size}");
         }
+    }
+
+    #[test]
+    fn noncurrent_versions_expire_after_their_successor_and_past_the_newest_kept() {
+        let r = LifecycleRule {
+            noncurrent_days: Some(2),
+            newer_noncurrent: Some(1),
+            ..rule("a")
+        };
+        // debug days of 10 s: due 20 s after the next version was made
+        assert!(!r.noncurrent_expired(100.0, 1, 119.0, 10));
+        assert!(r.noncurrent_expired(100.0, 1, 120.0, 10));
+        // the newest noncurrent version is kept
+        assert!(!r.noncurrent_expired(100.0, 0, 500.0, 10));
+        // a rule without NoncurrentVersionExpiration expires none
+        assert!(!rule("a").noncurrent_expired(0.0, 5, 1e9, 10));
     }
 
     #[test]

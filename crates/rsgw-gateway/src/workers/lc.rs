@@ -20,9 +20,21 @@
 //! - **Rate-limited**: at most `lc_max_ops_per_s` deletions and aborts a
 //!   second.
 //! - An object is expired by a delete guarded on the version judged
-//!   expired (one written meanwhile is judged again). The worker acts as
-//!   the bucket's owner: a bucket policy denying the owner DeleteObject
-//!   stops it there (counted as errors).
+//!   expired (one written meanwhile is judged again); in a versioned
+//!   bucket that makes a delete marker. The worker acts as the bucket's
+//!   owner: a bucket policy denying the owner DeleteObject stops it there
+//!   (counted as errors).
+//! - **Versions**: in a versioned bucket a second walk, of the versions,
+//!   deletes noncurrent versions (delete markers too) due under a rule's
+//!   NoncurrentVersionExpiration, counting a version noncurrent from when
+//!   the next newer one was made (as radosgw does) and keeping the newest
+//!   NewerNoncurrentVersions of a key, and delete markers left as their
+//!   key's only version (ExpiredObjectDeleteMarker). A version is deleted
+//!   by id, as DeleteObject with a version id deletes it: never one a
+//!   retention or legal hold keeps (counted, not an error), nor one that
+//!   became current meanwhile (the head is read first; one promoted in
+//!   the moment between that read and the delete is deleted as it was
+//!   judged).
 //!
 //! The last pass's report is the object's data (`rsgw admin lc status`).
 
@@ -31,6 +43,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use rsgw_store::{CmpOp, ReadOp, StoreError, WriteOp};
 
+use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::now_secs;
 use crate::model::layout::{self, LEASE_XATTR, MARKER_XATTR};
@@ -39,7 +52,8 @@ use crate::model::lifecycle::{
 };
 use crate::model::limits::MAX_KEYS;
 use crate::model::object::ObjectMeta;
-use crate::model::params::ListParams;
+use crate::model::params::{ListParams, VersionEntry, VersionListParams};
+use crate::model::versioning::NULL_VERSION;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::Requester;
 use crate::rules::lifecycle::age_reached;
@@ -221,29 +235,53 @@ impl Gateway {
                 Err(e) => return Err(e),
             };
             // rules deleted since (or a listing whose rules never got saved)
-            let Some(rules) = info.lifecycle else {
+            let Some(rules) = &info.lifecycle else {
                 continue;
             };
-            let rules: Vec<LifecycleRule> = rules.into_iter().filter(|r| r.enabled).collect();
+            let rules: Vec<LifecycleRule> = rules.iter().filter(|r| r.enabled).cloned().collect();
             if rules.is_empty() {
                 continue;
             }
             report.buckets += 1;
             let rq = Requester::user(&info.owner);
+            let versioned = info.versioning.is_some()
+                && rules
+                    .iter()
+                    .any(|r| r.noncurrent_days.is_some() || r.expired_object_delete_marker);
             let expired = if start_after == BUCKET_DONE {
                 Ok(true)
             } else {
-                self.expire_objects(
-                    &rq,
-                    &name,
-                    &rules,
-                    start_after,
-                    &mut lease,
-                    holder,
-                    &mut pacer,
-                    &mut report,
-                )
-                .await
+                match self
+                    .expire_objects(
+                        &rq,
+                        &name,
+                        &rules,
+                        start_after.clone(),
+                        &mut lease,
+                        holder,
+                        &mut pacer,
+                        &mut report,
+                    )
+                    .await
+                {
+                    Ok(true) if versioned => {
+                        let mut walk = VersionWalk {
+                            rq: &rq,
+                            info: &info,
+                            rules: &rules,
+                            key: None,
+                        };
+                        walk.run(
+                            self,
+                            start_after,
+                            (&mut lease, holder),
+                            &mut pacer,
+                            &mut report,
+                        )
+                        .await
+                    }
+                    r => r,
+                }
             };
             // a bucket that fails (its listing refused, a store error) is
             // counted and left for the next pass; the others go on
@@ -351,6 +389,33 @@ impl Gateway {
         }
     }
 
+    /// Deletes version `id` of `key` as the lifecycle judged it: not if it
+    /// is current now, nor if a lock keeps it; counts what it did in
+    /// `report` (`marker`: a lone delete marker's deletion).
+    async fn expire_version(
+        &self,
+        walk: &VersionWalk<'_>,
+        (key, id): (&str, Option<&str>),
+        marker: bool,
+        report: &mut LcReport,
+    ) -> GatewayResult<()> {
+        let head = self.head_meta(&layout::head(&walk.info.id, key)).await?;
+        if !marker && head.is_some_and(|h| h.is_version(id)) {
+            return Ok(());
+        }
+        let version = (&*walk.info.name, key, id.unwrap_or(NULL_VERSION));
+        match self.delete_object_version(walk.rq, version, false).await {
+            Ok(_) if marker => report.markers_expired += 1,
+            Ok(_) => report.noncurrent_expired += 1,
+            Err(GatewayError::ObjectLocked(_)) => report.locked += 1,
+            Err(err) => {
+                report.errors += 1;
+                tracing::warn!(bucket = %walk.info.name, key, error = %err, "lifecycle expiration of a version failed");
+            }
+        }
+        Ok(())
+    }
+
     /// Aborts a bucket's multipart uploads that a rule says are left
     /// incomplete too long.
     async fn abort_uploads(
@@ -402,6 +467,146 @@ impl Gateway {
     }
 }
 
+/// A walk of a versioned bucket's versions, key by key, newest first.
+struct VersionWalk<'a> {
+    rq: &'a Requester,
+    info: &'a BucketInfo,
+    rules: &'a [LifecycleRule],
+    /// The key being walked: its name, its first (current) entry, when
+    /// the version last seen of it was made, how many of its noncurrent
+    /// versions were seen.
+    key: Option<KeyWalk>,
+}
+
+/// Where a [`VersionWalk`] is in one key's versions.
+struct KeyWalk {
+    current: VersionEntry,
+    newer_mtime: f64,
+    noncurrent: u32,
+}
+
+impl VersionWalk<'_> {
+    /// Walks the versions of keys after `start_after`; `false` when the
+    /// lease was lost on the way.
+    async fn run(
+        &mut self,
+        gw: &Gateway,
+        start_after: String,
+        (lease, holder): (&mut Lease, &str),
+        pacer: &mut Pacer,
+        report: &mut LcReport,
+    ) -> GatewayResult<bool> {
+        let mut params = VersionListParams {
+            key_marker: start_after,
+            max_keys: MAX_KEYS,
+            ..VersionListParams::default()
+        };
+        loop {
+            let page = gw
+                .list_object_versions(self.rq, &self.info.name, &params)
+                .await?;
+            for e in page.versions {
+                if self.key.as_ref().is_some_and(|k| k.current.key == e.key) {
+                    self.noncurrent(gw, e, pacer, report).await?;
+                    continue;
+                }
+                self.end_key(gw, pacer, report).await?;
+                report.examined += 1;
+                if !gw
+                    .renew(lease, holder, (&self.info.name, &e.key), false)
+                    .await?
+                {
+                    return Ok(false);
+                }
+                self.key = Some(KeyWalk {
+                    newer_mtime: e.mtime,
+                    current: e,
+                    noncurrent: 0,
+                });
+            }
+            match page.next {
+                Some((key, version)) if page.is_truncated => {
+                    params.key_marker = key;
+                    params.version_marker = version;
+                }
+                _ => {
+                    self.end_key(gw, pacer, report).await?;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    /// Judges noncurrent version `e` of the key being walked.
+    async fn noncurrent(
+        &mut self,
+        gw: &Gateway,
+        e: VersionEntry,
+        pacer: &mut Pacer,
+        report: &mut LcReport,
+    ) -> GatewayResult<()> {
+        let Some(k) = self.key.as_mut() else {
+            return Ok(());
+        };
+        report.examined += 1;
+        let (since, newer) = (k.newer_mtime, k.noncurrent);
+        k.newer_mtime = e.mtime;
+        k.noncurrent += 1;
+        let now = now_secs();
+        let day_s = gw.opts.lc_day_s;
+        let due: Vec<&LifecycleRule> = self
+            .rules
+            .iter()
+            .filter(|r| {
+                r.matches_untagged(&e.key, e.size) && r.noncurrent_expired(since, newer, now, day_s)
+            })
+            .collect();
+        if due.is_empty() {
+            return Ok(());
+        }
+        // a rule that names tags needs the version's own
+        if due.iter().all(|r| !r.tags.is_empty()) {
+            let stored = gw
+                .read_version(&self.info.id, &e.key, e.version_id.as_deref())
+                .await?;
+            let Some(v) = stored else { return Ok(()) };
+            if !due.iter().any(|r| r.matches(&e.key, e.size, &v.meta.tags)) {
+                return Ok(());
+            }
+        }
+        pacer.wait().await;
+        gw.expire_version(self, (&e.key, e.version_id.as_deref()), false, report)
+            .await
+    }
+
+    /// Ends the walk of a key: a delete marker that is its only version
+    /// goes if a rule says so.
+    async fn end_key(
+        &mut self,
+        gw: &Gateway,
+        pacer: &mut Pacer,
+        report: &mut LcReport,
+    ) -> GatewayResult<()> {
+        let Some(k) = self.key.take() else {
+            return Ok(());
+        };
+        let lone = k.current.delete_marker && k.noncurrent == 0;
+        let no_tags = Default::default();
+        if lone
+            && self
+                .rules
+                .iter()
+                .any(|r| r.expired_object_delete_marker && r.matches(&k.current.key, 0, &no_tags))
+        {
+            pacer.wait().await;
+            let id = k.current.version_id.as_deref();
+            gw.expire_version(self, (&k.current.key, id), true, report)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,6 +630,7 @@ mod tests {
             expiration_days: Some(1),
             expiration_date: None,
             abort_incomplete_days: None,
+            ..LifecycleRule::default()
         }
     }
 
@@ -523,6 +729,118 @@ mod tests {
         assert_eq!(status.last.map(|l| l.uploads_aborted), Some(1));
         // the counters followed the deletions
         assert_eq!(gw.bucket_usage("lcb").await.expect("usage").objects, 4);
+    }
+
+    /// Versions of `key` in `bucket`, newest first: (version id, marker).
+    async fn versions_of(gw: &Gateway, bucket: &str, key: &str) -> Vec<(String, bool)> {
+        let p = VersionListParams {
+            prefix: key.into(),
+            max_keys: 1000,
+            ..Default::default()
+        };
+        gw.list_object_versions(&owner(), bucket, &p)
+            .await
+            .expect("versions")
+            .versions
+            .into_iter()
+            .filter(|v| v.key == key)
+            .map(|v| (v.version_id.unwrap_or_default(), v.delete_marker))
+            .collect()
+    }
+
+    /// In a versioned bucket, with one-second days: a noncurrent version
+    /// goes a day after the next one was made, the newest
+    /// NewerNoncurrentVersions of a key kept; a delete marker left as its
+    /// key's only version goes (a pass later); a version a retention
+    /// keeps stays, counted.
+    #[tokio::test]
+    async fn a_pass_expires_noncurrent_versions_and_lone_markers() {
+        let opts = GatewayOptions {
+            lc_day_s: 1,
+            ..small_opts()
+        };
+        let (f, _) = Fixture::with_bucket(opts, "lcb").await;
+        let gw = &f.gw;
+        gw.put_bucket_versioning(&owner(), "lcb", Some(crate::Versioning::Enabled))
+            .await
+            .expect("versioning");
+        for _ in 0..3 {
+            put(gw, "lcb", "k/a", &[]).await;
+        }
+        put(gw, "lcb", "gone/b", &[]).await;
+        gw.delete_object(&owner(), "lcb", "gone/b")
+            .await
+            .expect("marker");
+        let keep_one = LifecycleRule {
+            expiration_days: None,
+            noncurrent_days: Some(1),
+            newer_noncurrent: Some(1),
+            ..rule("k", "k/", &[])
+        };
+        let markers = LifecycleRule {
+            expiration_days: None,
+            noncurrent_days: Some(1),
+            expired_object_delete_marker: true,
+            ..rule("gone", "gone/", &[])
+        };
+        gw.put_bucket_lifecycle(&owner(), "lcb", vec![keep_one, markers])
+            .await
+            .expect("rules");
+        let before = versions_of(gw, "lcb", "k/a").await;
+        assert_eq!(before.len(), 3);
+        let early = ran(gw.lifecycle_pass("test").await.expect("pass"));
+        assert_eq!((early.noncurrent_expired, early.markers_expired), (0, 0));
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let r = ran(gw.lifecycle_pass("test").await.expect("pass"));
+        assert_eq!(
+            (r.noncurrent_expired, r.markers_expired, r.errors),
+            (2, 0, 0),
+            "{r:?}"
+        );
+        // the current version and the newest noncurrent one are kept
+        assert_eq!(versions_of(gw, "lcb", "k/a").await, before[..2]);
+        // the marker is alone now: the next pass takes it
+        assert_eq!(versions_of(gw, "lcb", "gone/b").await.len(), 1);
+        let r = ran(gw.lifecycle_pass("test").await.expect("pass"));
+        assert_eq!((r.noncurrent_expired, r.markers_expired), (0, 1), "{r:?}");
+        assert!(versions_of(gw, "lcb", "gone/b").await.is_empty());
+        assert_eq!(gw.bucket_usage("lcb").await.expect("usage").objects, 2);
+
+        // a locked version is kept, and counted
+        gw.create_locked_bucket(crate::testutil::OWNER, "locked", crate::CannedAcl::Private)
+            .await
+            .expect("locked bucket");
+        let retention = crate::Retention {
+            mode: crate::LockMode::Governance,
+            until: now_secs() + 3600.0,
+        };
+        let params = PutParams {
+            lock: crate::LockRequest {
+                retention: Some(retention),
+                legal_hold: None,
+            },
+            ..PutParams::default()
+        };
+        gw.put_object(&owner(), "locked", "k/a", params, body(b"kept", 2))
+            .await
+            .expect("locked put");
+        put(gw, "locked", "k/a", &[]).await;
+        let rules = vec![LifecycleRule {
+            expiration_days: None,
+            noncurrent_days: Some(1),
+            ..rule("k", "", &[])
+        }];
+        gw.put_bucket_lifecycle(&owner(), "locked", rules)
+            .await
+            .expect("rules");
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let r = ran(gw.lifecycle_pass("test").await.expect("pass"));
+        assert_eq!(
+            (r.noncurrent_expired, r.locked, r.errors),
+            (0, 1, 0),
+            "{r:?}"
+        );
+        assert_eq!(versions_of(gw, "locked", "k/a").await.len(), 2);
     }
 
     /// A lease held by a live pass keeps others out; one that expired is

@@ -1,8 +1,7 @@
 //! Get/Put/DeleteBucketLifecycle(Configuration): the
 //! `LifecycleConfiguration` document to and from the gateway's rules.
-//! What rsgw does not apply (transitions, noncurrent versions, expired
-//! delete markers) is refused with `501 NotImplemented`,
-//! never stored and ignored.
+//! What rsgw does not apply (transitions: it has one storage class) is
+//! refused with `501 NotImplemented`, never stored and ignored.
 
 use std::collections::BTreeMap;
 use std::time::SystemTime;
@@ -11,7 +10,7 @@ use rsgw_gateway::{FilterForm, LifecycleRule as GwRule};
 use s3s::dto::{
     AbortIncompleteMultipartUpload, BucketLifecycleConfiguration, ExpirationStatus,
     GetBucketLifecycleConfigurationOutput, LifecycleExpiration, LifecycleRule,
-    LifecycleRuleAndOperator, LifecycleRuleFilter, Tag, Timestamp,
+    LifecycleRuleAndOperator, LifecycleRuleFilter, NoncurrentVersionExpiration, Tag, Timestamp,
 };
 use s3s::dto::{
     DeleteBucketLifecycleInput, DeleteBucketLifecycleOutput, GetBucketLifecycleConfigurationInput,
@@ -182,12 +181,13 @@ fn rules_from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
                 "lifecycle transitions are not supported (rsgw has one storage class)"
             ));
         }
-        if r.noncurrent_version_expiration.is_some() {
-            return Err(s3_error!(
-                NotImplemented,
-                "NoncurrentVersionExpiration is not supported (rsgw keeps no versions)"
-            ));
-        }
+        let (noncurrent_days, newer_noncurrent) = match r.noncurrent_version_expiration.take() {
+            Some(n) => (
+                days("NoncurrentDays", n.noncurrent_days)?,
+                days("NewerNoncurrentVersions", n.newer_noncurrent_versions)?,
+            ),
+            None => (None, None),
+        };
         let enabled = match r.status.as_str() {
             ExpirationStatus::ENABLED => true,
             ExpirationStatus::DISABLED => false,
@@ -200,13 +200,9 @@ fn rules_from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
         };
         let f = filter(&mut r)?;
         let (mut expiration_days, mut expiration_date) = (None, None);
+        let mut expired_object_delete_marker = false;
         if let Some(e) = r.expiration {
-            if e.expired_object_delete_marker.is_some() {
-                return Err(s3_error!(
-                    NotImplemented,
-                    "ExpiredObjectDeleteMarker is not supported (rsgw keeps no versions)"
-                ));
-            }
+            expired_object_delete_marker = e.expired_object_delete_marker == Some(true);
             expiration_days = days("Days", e.days)?;
             expiration_date = e.date.map(|d| {
                 let t = SystemTime::from(time::OffsetDateTime::from(d));
@@ -231,6 +227,9 @@ fn rules_from_s3(c: BucketLifecycleConfiguration) -> S3Result<Vec<GwRule>> {
             expiration_days,
             expiration_date,
             abort_incomplete_days,
+            noncurrent_days,
+            newer_noncurrent,
+            expired_object_delete_marker,
         });
     }
     Ok(out)
@@ -286,18 +285,18 @@ fn rules_to_s3(rules: Vec<GwRule>) -> GetBucketLifecycleConfigurationOutput {
                     }),
                 ),
             };
-            let expiration =
-                (r.expiration_days.is_some() || r.expiration_date.is_some()).then(|| {
-                    LifecycleExpiration {
-                        days: r.expiration_days.map(days_out),
-                        date: r.expiration_date.map(|s| {
-                            Timestamp::from(
-                                SystemTime::UNIX_EPOCH
-                                    + std::time::Duration::from_secs(s.max(0).unsigned_abs()),
-                            )
-                        }),
-                        expired_object_delete_marker: None,
-                    }
+            let expiration = (r.expiration_days.is_some()
+                || r.expiration_date.is_some()
+                || r.expired_object_delete_marker)
+                .then(|| LifecycleExpiration {
+                    days: r.expiration_days.map(days_out),
+                    date: r.expiration_date.map(|s| {
+                        Timestamp::from(
+                            SystemTime::UNIX_EPOCH
+                                + std::time::Duration::from_secs(s.max(0).unsigned_abs()),
+                        )
+                    }),
+                    expired_object_delete_marker: r.expired_object_delete_marker.then_some(true),
                 });
             LifecycleRule {
                 abort_incomplete_multipart_upload: r.abort_incomplete_days.map(|d| {
@@ -308,7 +307,12 @@ fn rules_to_s3(rules: Vec<GwRule>) -> GetBucketLifecycleConfigurationOutput {
                 expiration,
                 filter,
                 id: Some(r.id),
-                noncurrent_version_expiration: None,
+                noncurrent_version_expiration: r.noncurrent_days.map(|d| {
+                    NoncurrentVersionExpiration {
+                        noncurrent_days: Some(days_out(d)),
+                        newer_noncurrent_versions: r.newer_noncurrent.map(days_out),
+                    }
+                }),
                 noncurrent_version_transitions: None,
                 prefix,
                 status: ExpirationStatus::from_static(if r.enabled {

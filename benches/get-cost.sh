@@ -10,17 +10,20 @@
 #       enabled, far above the load (every request checked and charged, none refused)
 #   benches/get-cost.sh object-cache [REQUESTS] [ROUNDS] [OUT]  # A: s3.object_cache_bytes = 0,
 #       B: the default (the object served from memory)
+#   benches/get-cost.sh versioning [REQUESTS] [ROUNDS] [OUT]  # A: the bucket unversioned,
+#       B: versioning enabled and the object written again (its current version
+#       has an id, the first one is kept as the null version)
 # Defaults: 2000 requests, 2 rounds, OUT docs/perf/FEATURE. Writes
 # OUT/callgrind.csv (instructions per run and per request) and
 # OUT/callgrind.md and OUT/callgrind-run.json (command, date, commit,
 # host), and prints the ratio B / A.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FEATURE=${1:?ops-log, ratelimit or object-cache}
+FEATURE=${1:?ops-log, ratelimit, object-cache or versioning}
 N=${2:-2000}
 ROUNDS=${3:-2}
 OUT=${4:-docs/perf/$FEATURE}
-case $FEATURE in ops-log | ratelimit | object-cache) ;; *) echo "unknown feature $FEATURE" >&2; exit 2 ;; esac
+case $FEATURE in ops-log | ratelimit | object-cache | versioning) ;; *) echo "unknown feature $FEATURE" >&2; exit 2 ;; esac
 if [[ -z ${RSGW:-} ]]; then
   cargo build --release -q --features rados -p rsgw
   RSGW=$PWD/target/release/rsgw
@@ -67,6 +70,14 @@ for side in A B; do
   vpid=$!
   for _ in $(seq 240); do curl -s -o /dev/null "$ep/" && break; sleep 0.5; done
   [[ $side == A ]] && put_public_object "$ep" "$BENCH_AK" "$BENCH_SK" "$work/obj"
+  if [[ $FEATURE == versioning && $side == B ]]; then
+    curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user "$BENCH_AK:$BENCH_SK" \
+      -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -X PUT "$ep/bench?versioning" \
+      -d '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>' >/dev/null
+    put_public_object "$ep" "$BENCH_AK" "$BENCH_SK" "$work/obj"
+    curl -sSf -o /dev/null -D - "$ep/bench/small" | grep -qi '^x-amz-version-id: [^n]' ||
+      { echo "B: the object read has no version id"; exit 1; }
+  fi
   ab -k -c 4 -n 500 "$ep/bench/small" >/dev/null 2>&1 # warm-up
   for r in $(seq "$ROUNDS"); do
     callgrind_control -z "$vpid" >/dev/null
@@ -93,7 +104,8 @@ per = {s: sum(int(r["instructions"]) for r in rows if r["side"] == s)
           / sum(int(r["requests"]) for r in rows if r["side"] == s) for s in ("A", "B")}
 what = {"ops-log": ("ops log off", "ops log on (a file)"),
         "object-cache": ("object cache off", "object cache on (the default)"),
-        "ratelimit": ("no rate limit", "anonymous and bucket limits enforced (never reached)")}[feature]
+        "ratelimit": ("no rate limit", "anonymous and bucket limits enforced (never reached)"),
+        "versioning": ("bucket unversioned", "bucket versioned (the current version read)")}[feature]
 print("| side | instructions per request (callgrind, rsgw process) |")
 print("|---|---:|")
 print(f"| A: {what[0]} | {per['A']:.0f} |")

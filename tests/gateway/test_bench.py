@@ -169,6 +169,40 @@ def test_mix_without_a_workload_file(t):
     assert works[("dispose", "dispose")]["ops"] == 1
 
 
+def test_versioning_of_the_buckets_a_load_makes(t, tmp_path):
+    """--versioning: init makes the bucket versioned, so overwrites keep
+    versions and cleanup makes delete markers; dispose deletes every one of
+    them before the bucket (a bucket left with versions fails its DELETE)."""
+    prefix = f"ver{uuid.uuid4().hex[:8]}"
+    target = f'cprefix={prefix};containers=r(1,1)'
+    stages = {
+        "init": f'<work type="init" workers="1" config="{target}"/>',
+        "write": f'<work name="write" workers="2" totalOps="12"><operation type="write" ratio="100" '
+                 f'config="cprefix={prefix};containers=c(1);objects=c(1);sizes=c(64)B"/></work>',
+        "cleanup": f'<work type="cleanup" workers="1" config="{target};objects=r(1,1)"/>',
+        "dispose": f'<work type="dispose" workers="1" config="{target}"/>',
+    }
+
+    def run(*names):
+        path = tmp_path / ("-".join(names) + ".xml")
+        path.write_text('<workload name="v"><storage type="s3"/><workflow>' + "".join(
+            f'<workstage name="{n}">{stages[n]}</workstage>' for n in names) + "</workflow></workload>")
+        r = bench_s3(str(path), "--versioning", "--endpoint", t.endpoint, "--access-key", os.environ["ALICE_AK"],
+                     "--secret-key", os.environ["ALICE_SK"], "--json")
+        assert all(o["errors"] == 0 for w in r for o in w["ops"]), r
+
+    bucket = f"{prefix}1"
+    run("init", "write", "cleanup")
+    assert t.alice.get_bucket_versioning(Bucket=bucket)["Status"] == "Enabled"
+    listed = t.alice.list_object_versions(Bucket=bucket)
+    assert len(listed.get("Versions", [])) == 12
+    assert len(listed.get("DeleteMarkers", [])) == 1
+    run("dispose")
+    with pytest.raises(t.alice.exceptions.ClientError) as e:
+        t.alice.head_bucket(Bucket=bucket)
+    assert e.value.response["Error"]["Code"] in ("404", "NoSuchBucket")
+
+
 def test_list_after_delete(t, tmp_path):
     """The mass-delete listing test, small: both buckets list the survivors
     exactly (the tool checks), with the raw index listing of each gateway's

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 
-use crate::s3::Client;
+use crate::s3::{Client, between};
 use crate::sign::Credentials;
 
 /// `rsgw bench list-after-delete` flags.
@@ -128,12 +128,6 @@ async fn each_object(
         r.map_err(|e| e.to_string())??;
     }
     Ok(())
-}
-
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = text.find(open)? + open.len();
-    let end = text[start..].find(close)? + start;
-    Some(&text[start..end])
 }
 
 /// Lists the whole bucket with ListObjectsV2; returns the number of keys.

@@ -105,6 +105,13 @@ pub struct S3Args {
     /// or that one): what encryption costs, with the load otherwise the same.
     #[arg(long, value_name = "c|s3|kms[:KEY-ID]")]
     pub sse: Option<Sse>,
+    /// Enable versioning on each bucket the load creates (init), and
+    /// delete every version and delete marker before the bucket goes
+    /// (dispose): what versioning costs, with the load otherwise the same.
+    /// Overwrites then keep the old data, and cleanup's deletes make delete
+    /// markers, until dispose.
+    #[arg(long)]
+    pub versioning: bool,
     /// TLS, for https:// endpoints.
     #[command(flatten)]
     pub tls: TlsArgs,
@@ -491,6 +498,8 @@ struct Shared {
     claimed: AtomicU64,
     payload: Arc<Vec<u8>>,
     verify: Option<Arc<Verify>>,
+    /// `--versioning`.
+    versioning: bool,
 }
 
 /// `--verify`: versions stamped into written bodies, and each object's
@@ -538,6 +547,85 @@ impl Verify {
             .parse()
             .ok()
     }
+}
+
+/// PutBucketVersioning `Enabled` on bucket `path` (`/name`).
+async fn enable_versioning(client: &mut Client, path: &str) -> Result<u64, String> {
+    let doc = b"<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>";
+    let (status, _) = client
+        .request("PUT", path, &[("versioning", "")], doc, None)
+        .await?;
+    ok_status(status, &[]).map(|()| 0)
+}
+
+/// Deletes every version and delete marker of bucket `path` (`/name`),
+/// page by page of ListObjectVersions; answers how many.
+async fn delete_versions(client: &mut Client, path: &str) -> Result<u64, String> {
+    let mut deleted = 0;
+    let mut body = Vec::new();
+    loop {
+        body.clear();
+        let (status, _) = client
+            .request(
+                "GET",
+                path,
+                &[("versions", ""), ("max-keys", "1000")],
+                &[],
+                Some(&mut body),
+            )
+            .await?;
+        let text = String::from_utf8_lossy(&body).into_owned();
+        if status == 404 {
+            return Ok(deleted);
+        }
+        ok_status(status, &[]).map_err(|e| format!("listing versions of {path}: {e}: {text}"))?;
+        let mut rest = text.as_str();
+        let mut page = 0;
+        while let Some(entry) = next_entry(&mut rest) {
+            let key = between(entry, "<Key>", "</Key>").ok_or("a version without a Key")?;
+            let id = between(entry, "<VersionId>", "</VersionId>").unwrap_or("null");
+            let (status, _) = client
+                .request(
+                    "DELETE",
+                    &format!("{path}/{key}"),
+                    &[("versionId", id)],
+                    &[],
+                    None,
+                )
+                .await?;
+            ok_status(status, &[404])?;
+            page += 1;
+        }
+        deleted += page;
+        // what is left is listed from the start again, until nothing is
+        if page == 0 {
+            return Ok(deleted);
+        }
+    }
+}
+
+/// The next `<Version>` or `<DeleteMarker>` element of a listing, `rest`
+/// moved past it.
+fn next_entry<'a>(rest: &mut &'a str) -> Option<&'a str> {
+    let v = rest.find("<Version>");
+    let m = rest.find("<DeleteMarker>");
+    let (start, close) = match (v, m) {
+        (Some(v), Some(m)) if m < v => (m, "</DeleteMarker>"),
+        (Some(v), _) => (v, "</Version>"),
+        (None, Some(m)) => (m, "</DeleteMarker>"),
+        (None, None) => return None,
+    };
+    let end = rest[start..].find(close)? + start + close.len();
+    let entry = &rest[start..end];
+    *rest = &rest[end..];
+    Some(entry)
+}
+
+/// The text between the first `open` and the `close` after it.
+pub(crate) fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = text.find(open)? + open.len();
+    let end = text[start..].find(close)? + start;
+    Some(&text[start..end])
 }
 
 fn ok_status(status: u16, also: &[u16]) -> Result<(), String> {
@@ -662,15 +750,27 @@ async fn worker(
                 let started = Instant::now();
                 let path = format!("/{}", t.container(c));
                 let r = if init {
-                    client
+                    let made = client
                         .send("PUT", &path, &[])
                         .await
-                        .and_then(|(s, _)| ok_status(s, &[409]).map(|()| 0))
+                        .and_then(|(s, _)| ok_status(s, &[409]).map(|()| 0));
+                    match made {
+                        Ok(_) if shared.versioning => enable_versioning(&mut client, &path).await,
+                        r => r,
+                    }
                 } else {
-                    client
-                        .send("DELETE", &path, &[])
-                        .await
-                        .and_then(|(s, _)| ok_status(s, &[404]).map(|()| 0))
+                    let emptied = if shared.versioning {
+                        delete_versions(&mut client, &path).await
+                    } else {
+                        Ok(0)
+                    };
+                    match emptied {
+                        Ok(_) => client
+                            .send("DELETE", &path, &[])
+                            .await
+                            .and_then(|(s, _)| ok_status(s, &[404]).map(|()| 0)),
+                        e => e,
+                    }
                 };
                 record(
                     &mut local,
@@ -990,6 +1090,7 @@ pub fn run_workload(
                 claimed: AtomicU64::new(0),
                 payload: payload.clone(),
                 verify: verify.clone(),
+                versioning: args.versioning,
             });
             let counts = |v: &Verify| {
                 (
@@ -1150,6 +1251,27 @@ pub fn render(name: &str, reports: &[WorkReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A ListObjectVersions page's versions and markers, in order, however
+    /// they interleave (s3s writes the markers first).
+    #[test]
+    fn version_listings_are_read_entry_by_entry() {
+        let page = "<ListVersionsResult><Name>b</Name>\
+            <DeleteMarker><Key>m</Key><VersionId>3</VersionId></DeleteMarker>\
+            <Version><Key>a</Key><VersionId>1</VersionId></Version>\
+            <Version><Key>a</Key><VersionId>null</VersionId></Version>\
+            <DeleteMarker><Key>z</Key><VersionId>4</VersionId></DeleteMarker>\
+            </ListVersionsResult>";
+        let mut rest = page;
+        let mut got = Vec::new();
+        while let Some(e) = next_entry(&mut rest) {
+            got.push((
+                between(e, "<Key>", "</Key>").unwrap_or_default(),
+                between(e, "<VersionId>", "</VersionId>").unwrap_or_default(),
+            ));
+        }
+        assert_eq!(got, [("m", "3"), ("a", "1"), ("a", "null"), ("z", "4")]);
+    }
 
     #[test]
     fn zipf_picks_stay_in_range_and_favour_the_first() {

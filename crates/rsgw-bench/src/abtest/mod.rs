@@ -463,6 +463,7 @@ impl Context {
             json: false,
             tls: TlsArgs::default(),
             sse: None,
+            versioning: false,
         }
     }
 
@@ -559,6 +560,7 @@ impl Work {
                         json: false,
                         tls: TlsArgs::default(),
                         sse: None,
+                        versioning: false,
                     },
                     mix,
                 )?

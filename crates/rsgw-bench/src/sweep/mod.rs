@@ -643,6 +643,7 @@ fn s3_args(args: &SweepArgs, endpoints: &[String]) -> S3Args {
         json: false,
         tls: TlsArgs::default(),
         sse: None,
+        versioning: false,
     }
 }
 

@@ -60,6 +60,17 @@ pub(crate) enum CopyRemoval {
     Other,
 }
 
+/// What [`Engine::drop_noncurrent`] did with a noncurrent version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dropped {
+    /// Removed, its tails retired.
+    Yes,
+    /// Left: it is the key's current version now.
+    Current,
+    /// Left: its object holds another write of it, or another record.
+    Changed,
+}
+
 /// Where a new version went.
 #[derive(Debug)]
 pub(crate) struct Placed {
@@ -402,27 +413,27 @@ impl Engine {
     /// Removes the object of a noncurrent version whose index entry is
     /// gone, then retires its tails, unless the version became the key's
     /// current one meanwhile (promoted into the head) or, `record` given,
-    /// its record is another: answers whether it was dropped.
+    /// its record is another.
     pub(crate) async fn drop_noncurrent(
         &self,
         bucket_id: &str,
         key: &str,
         (meta, record): (&ObjectMeta, Option<&Bytes>),
-    ) -> GatewayResult<bool> {
+    ) -> GatewayResult<Dropped> {
         if self.remove_copy(bucket_id, key, (meta, record)).await? == CopyRemoval::Other {
             // another copy of the version (its tails are that one's too),
             // or its record changed
-            return Ok(false);
+            return Ok(Dropped::Changed);
         }
         if self
             .head_meta(&layout::head(bucket_id, key))
             .await?
             .is_some_and(|h| h.tag == meta.tag)
         {
-            return Ok(false);
+            return Ok(Dropped::Current);
         }
         self.retire(bucket_id, key, &meta.tails).await?;
-        Ok(true)
+        Ok(Dropped::Yes)
     }
 
     /// Lists the key's own entry as its head now says (the current version,

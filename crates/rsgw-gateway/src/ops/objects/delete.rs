@@ -9,7 +9,7 @@ use futures::StreamExt;
 use rsgw_store::StoreError;
 
 use crate::engine::commit::Swap;
-use crate::engine::versions::CopyRemoval;
+use crate::engine::versions::{CopyRemoval, Dropped};
 use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::{now_secs, unique_id};
@@ -139,6 +139,9 @@ impl Gateway {
         // whose delete met this one
         let mut id = (v != NULL_VERSION).then(|| v.to_string());
         let mut answer = None;
+        // whether the round before unlisted a noncurrent version it then
+        // found changed
+        let mut relist = false;
         for _ in 0..MAX_ROUNDS {
             let target = id.as_deref();
             let head = self.read_stored(&head_id).await?;
@@ -216,21 +219,27 @@ impl Gateway {
                 Access::DeleteObjectVersion,
                 &Target::stored(&info, key, &old.meta),
             )?;
-            self.check_removal_by(rq, (&info, key), &old.meta, bypass)?;
             let name = entry_name(key, &old.meta.rank(), target);
-            self.unlist_versions(&info, key, vec![(name.clone(), None)])
-                .await?;
-            if self
+            if let Err(locked) = self.check_removal_by(rq, (&info, key), &old.meta, bypass) {
+                if relist {
+                    // unlisted by the round before: listed as it is
+                    let entry = serde_json::to_vec(&IndexEntry::of_version(&old.meta))?;
+                    self.unlist_versions(&info, key, vec![(name, Some(Bytes::from(entry)))])
+                        .await?;
+                }
+                return Err(locked);
+            }
+            self.unlist_versions(&info, key, vec![(name, None)]).await?;
+            match self
                 .drop_noncurrent(&info.id, key, (&old.meta, Some(&old.raw)))
                 .await?
             {
-                return Ok(done(old.meta.delete_marker));
+                Dropped::Yes => return Ok(done(old.meta.delete_marker)),
+                // made current meanwhile: deleted as such next
+                Dropped::Current => relist = false,
+                // its record changed (a lock set on it, say): judged again
+                Dropped::Changed => relist = true,
             }
-            // made current meanwhile (deleted as such next), or its record
-            // changed (a lock set on it: judged again): listed as it was
-            let entry = serde_json::to_vec(&IndexEntry::of_version(&old.meta))?;
-            self.unlist_versions(&info, key, vec![(name, Some(Bytes::from(entry)))])
-                .await?;
         }
         Err(GatewayError::Store(StoreError::Timeout))
     }

@@ -33,32 +33,14 @@ work=$(mktemp -d)
 # shellcheck source=tests/lib.sh
 source tests/lib.sh
 RSGW_WORK=$work
-cleanup() {
-  rsgw_stop_all
-  scripts/ceph-micro stop rgw >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
 run_info "$work/run.json" "${cmd[@]}"
 
 KMS_KEYS="testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGguY29uZgo= testkey-2=aWIKTWFrZWZpbGUKbWFuCm91dApzcmMKVGVzdGluZwo="
-rgw_port=$(free_port)
-RGW_PORT=$rgw_port RGW_THREADS=64 \
-  RGW_ARGS="--rgw-crypt-require-ssl=false --rgw-crypt-s3-kms-backend=testing --rgw-crypt-s3-kms-encryption-keys=${KMS_KEYS// /,}" \
-  scripts/ceph-micro rgw >/dev/null
-rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "${RSGW_CEPH_DIR:-/tmp/rsgw-ceph}/pids")
-radosgw-admin user info --uid=bench >/dev/null 2>&1 ||
-  radosgw-admin user create --uid=bench --display-name=Bench --access-key="$BENCH_AK" --secret-key="$BENCH_SK" >/dev/null
-
-rsgw_start crypt --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix rsgwcrypt \
-  --user "bench:Bench:$BENCH_AK:$BENCH_SK" --toml "[crypt]
+RGW_ARGS="--rgw-crypt-require-ssl=false --rgw-crypt-s3-kms-backend=testing --rgw-crypt-s3-kms-encryption-keys=${KMS_KEYS// /,}" \
+  start_gateway_pair crypt rsgwcrypt --toml "[crypt]
 require_ssl = false
 kms_keys = \"$KMS_KEYS\""
-taskset -apc 0 "${RSGW_PID[crypt]}" >/dev/null
-taskset -apc 0 "$rgw_pid" >/dev/null
-declare -A url=([rsgw]=${RSGW_URL[crypt]} [radosgw]=http://127.0.0.1:$rgw_port)
-declare -A pid=([rsgw]=${RSGW_PID[crypt]} [radosgw]=$rgw_pid)
 
 # a workload file of STAGES (init prepare main cleanup dispose) with OP the
 # main work's operation

@@ -78,6 +78,29 @@ measure_load() { # NAME LOAD REQUESTS PID... -- COMMAND...
 
 # Creates bucket "bench" and a public-read "bench/small" holding FILE, with
 # SigV4-signed curl requests.
+# rsgw NAME on the rados backend (pool prefix PREFIX, further rsgw_start
+# arguments after) beside radosgw (RGW_ARGS passed on to it), both serving
+# the bench user, both pinned to CPU 0, both stopped on exit and $work
+# removed; sets url[rsgw|radosgw] and pid[rsgw|radosgw]. Needs $work,
+# $CEPH_CONF and tests/lib.sh (RSGW_WORK=$work).
+start_gateway_pair() { # NAME PREFIX [RSGW_START ARGS...]
+  local name=$1 prefix=$2 rgw_port rgw_pid
+  shift 2
+  trap 'rsgw_stop_all; scripts/ceph-micro stop rgw >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  rgw_port=$(free_port)
+  RGW_PORT=$rgw_port RGW_THREADS=64 scripts/ceph-micro rgw >/dev/null
+  rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "${RSGW_CEPH_DIR:-/tmp/rsgw-ceph}/pids")
+  radosgw-admin user info --uid=bench >/dev/null 2>&1 ||
+    radosgw-admin user create --uid=bench --display-name=Bench --access-key="$BENCH_AK" \
+      --secret-key="$BENCH_SK" >/dev/null
+  rsgw_start "$name" --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix "$prefix" \
+    --user "bench:Bench:$BENCH_AK:$BENCH_SK" "$@"
+  taskset -apc 0 "${RSGW_PID[$name]}" >/dev/null
+  taskset -apc 0 "$rgw_pid" >/dev/null
+  declare -gA url=([rsgw]=${RSGW_URL[$name]} [radosgw]=http://127.0.0.1:$rgw_port)
+  declare -gA pid=([rsgw]=${RSGW_PID[$name]} [radosgw]=$rgw_pid)
+}
+
 put_public_object() { # ENDPOINT ACCESS SECRET FILE
   local s3=(curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user "$2:$3"
     -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")

@@ -31,26 +31,9 @@ work=$(mktemp -d)
 # shellcheck source=tests/lib.sh
 source tests/lib.sh
 RSGW_WORK=$work
-cleanup() {
-  rsgw_stop_all
-  scripts/ceph-micro stop rgw >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)"
 run_info "$work/run.json" "${cmd[@]}"
-
-rgw_port=$(free_port)
-RGW_PORT=$rgw_port RGW_THREADS=64 scripts/ceph-micro rgw >/dev/null
-rgw_pid=$(awk '$1=="rgw.gw"{p=$2} END{print p}' "${RSGW_CEPH_DIR:-/tmp/rsgw-ceph}/pids")
-radosgw-admin user info --uid=bench >/dev/null 2>&1 ||
-  radosgw-admin user create --uid=bench --display-name=Bench --access-key="$BENCH_AK" --secret-key="$BENCH_SK" >/dev/null
-rsgw_start versioning --backend rados --ceph-conf "$CEPH_CONF" --pool-prefix rsgwver \
-  --user "bench:Bench:$BENCH_AK:$BENCH_SK"
-taskset -apc 0 "${RSGW_PID[versioning]}" >/dev/null
-taskset -apc 0 "$rgw_pid" >/dev/null
-declare -A url=([rsgw]=${RSGW_URL[versioning]} [radosgw]=http://127.0.0.1:$rgw_port)
-declare -A pid=([rsgw]=${RSGW_PID[versioning]} [radosgw]=$rgw_pid)
+start_gateway_pair versioning rsgwver
 
 # a workload file of STAGES (init write cleanup dispose) on bucket ver1
 workload() { # FILE STAGES...

@@ -59,11 +59,9 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<Retention> {
-        let (info, meta) = self
-            .object_meta_for(rq, Access::GetObjectRetention, (bucket, key, version))
-            .await?;
-        locked_bucket(&info, "object retention")?;
-        meta.retention
+        self.locked_version(rq, Access::GetObjectRetention, (bucket, key, version))
+            .await?
+            .retention
             .ok_or(GatewayError::NoSuchObjectLockConfiguration)
     }
 
@@ -104,11 +102,9 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<bool> {
-        let (info, meta) = self
-            .object_meta_for(rq, Access::GetObjectLegalHold, (bucket, key, version))
-            .await?;
-        locked_bucket(&info, "object legal hold")?;
-        meta.legal_hold
+        self.locked_version(rq, Access::GetObjectLegalHold, (bucket, key, version))
+            .await?
+            .legal_hold
             .ok_or(GatewayError::NoSuchObjectLockConfiguration)
     }
 
@@ -130,6 +126,19 @@ impl Gateway {
             },
         )
         .await
+    }
+
+    /// The record of a version whose lock `rq` reads (`access`): only in a
+    /// bucket with object lock.
+    async fn locked_version(
+        &self,
+        rq: &Requester,
+        access: Access,
+        target: (&str, &str, Option<&str>),
+    ) -> GatewayResult<ObjectMeta> {
+        let (info, meta) = self.object_meta_for(rq, access, target).await?;
+        locked_bucket(&info, "object lock")?;
+        Ok(meta)
     }
 
     /// Whether version `meta` of `key` may be removed by `rq` now

@@ -65,6 +65,28 @@ def test_bucket_stats(t, cfg, bucket):
     assert bucket in admin(cfg, "bucket", "list", "--uid", "alice")
 
 
+def test_bucket_stats_of_a_versioned_bucket(t, cfg):
+    """A versioned bucket's objects are its versions; stats add how many
+    are current and the delete markers."""
+    bucket = f"vs-{uuid.uuid4().hex[:16]}"
+    t.alice.create_bucket(Bucket=bucket)
+    try:
+        for i in range(3):
+            t.alice.put_object(Bucket=bucket, Key=f"k{i}", Body=b"x" * 100)
+        t.alice.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+        t.alice.put_object(Bucket=bucket, Key="k0", Body=b"y" * 10)
+        t.alice.delete_object(Bucket=bucket, Key="k1")
+        stats = admin(cfg, "bucket", "stats", "--bucket", bucket)
+        assert (stats["num_objects"], stats["size_bytes"]) == (4, 310)
+        assert stats["versioning"] == "Enabled"
+        assert stats["versions"] == {"versions": 4, "current": 2, "delete_markers": 1}
+    finally:
+        for page in t.alice.get_paginator("list_object_versions").paginate(Bucket=bucket):
+            for v in page.get("Versions", []) + page.get("DeleteMarkers", []):
+                t.alice.delete_object(Bucket=bucket, Key=v["Key"], VersionId=v["VersionId"])
+        t.alice.delete_bucket(Bucket=bucket)
+
+
 def stripes_of(cfg, bucket_id):
     return [n for n in admin(cfg, "objects", "--pool", "data") if n.startswith(f"/{bucket_id}.")]
 

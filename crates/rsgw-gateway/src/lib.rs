@@ -48,7 +48,7 @@ pub use model::options::GatewayOptions;
 pub use model::params::{
     BodyCheck, BodyStream, BucketHead, BucketsListed, BucketsPage, CompleteChecks, CopyMetadata,
     Deleted, GetParams, GetResult, ListEntry, ListParams, ListResult, ObjectAcl, PutParams,
-    PutResult, RangeSpec, UploadList, VersionEntry, VersionList, VersionListParams,
+    PutResult, RangeSpec, UploadList, VersionCounts, VersionEntry, VersionList, VersionListParams,
 };
 pub use model::policy::BucketPolicy;
 pub use model::policy::action::Action;

@@ -278,6 +278,17 @@ pub struct VersionEntry {
     pub owner: String,
 }
 
+/// What a bucket's versions add up to ([`crate::Gateway::count_versions`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct VersionCounts {
+    /// Versions that hold data (current or not).
+    pub versions: u64,
+    /// Of them, keys' current versions.
+    pub current: u64,
+    /// Delete markers.
+    pub delete_markers: u64,
+}
+
 /// A page of ListObjectVersions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VersionList {

@@ -227,7 +227,7 @@ pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
             BucketCommand::Stats { bucket } => {
                 let info = gw.bucket_info(&bucket).await?;
                 let usage = gw.bucket_usage_of(&info).await?;
-                json!({
+                let mut stats = json!({
                     "bucket": info.name,
                     "id": info.id,
                     "owner": info.owner,
@@ -237,7 +237,14 @@ pub fn run_bucket(cfg: &Config, c: BucketCommand) -> Result<()> {
                     "num_objects": usage.objects,
                     "size_bytes": usage.bytes,
                     "quota": info.quota,
-                })
+                });
+                // a versioned bucket's objects are its versions: how many
+                // are current, and its delete markers, from a walk
+                if let Some(state) = info.versioning {
+                    stats["versioning"] = json!(state);
+                    stats["versions"] = json!(gw.count_versions(&bucket).await?);
+                }
+                stats
             }
             BucketCommand::Check { bucket, fix } => {
                 let shards = gw.check_bucket(&bucket, fix).await?;

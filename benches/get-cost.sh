@@ -72,7 +72,7 @@ for side in A B; do
   [[ $side == A ]] && put_public_object "$ep" "$BENCH_AK" "$BENCH_SK" "$work/obj"
   if [[ $FEATURE == versioning && $side == B ]]; then
     curl -sS --fail-with-body --aws-sigv4 "aws:amz:us-east-1:s3" --user "$BENCH_AK:$BENCH_SK" \
-      -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -X PUT "$ep/bench?versioning" \
+      -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -X PUT "$ep/bench?versioning=" \
       -d '<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>' >/dev/null
     put_public_object "$ep" "$BENCH_AK" "$BENCH_SK" "$work/obj"
     curl -sSf -o /dev/null -D - "$ep/bench/small" | grep -qi '^x-amz-version-id: [^n]' ||

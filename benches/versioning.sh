@@ -12,14 +12,17 @@
 # and monitor float over both. What is measured is the gateway's CPU
 # (utime + stime of its process) around the timed writes; the bucket is
 # created before and emptied (every version deleted) after, unmeasured.
-# OUT/results.csv: one row per gateway, mode and run; OUT/report.md: each
-# gateway's PUTs/s and CPU ms per PUT, the range over runs, and the
-# versioned bucket's ratio to the unversioned one in the same run;
-# OUT/run.json: the command, date, commit and host.
+# Then an independent client's check: ab PUTs a 4 KiB file anonymously to
+# one key of a public-read-write bucket of each kind on each gateway, 10 s.
+# OUT/results.csv: one row per gateway, mode and run; OUT/ab.csv: ab's
+# figures; OUT/report.md: each gateway's PUTs/s and CPU ms per PUT, the
+# range over runs, and the versioned bucket's ratio to the unversioned one
+# in the same run, then ab's; OUT/run.json: the command, date, commit and
+# host.
 # RSGW=path/to/rsgw uses that binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 1 ]] || { sed -n '2,21p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,24p' "$0"; exit 2; }
 cmd=("$0" "$@")
 OUT=$1
 RUNS=${2:-3}
@@ -84,11 +87,60 @@ PY
   done
 done
 
-python3 - "$work/results.csv" "$RUNS" "$SECONDS_EACH" >"$work/report.md" <<'PY'
+# An independent client's check of the PUT rates: ab (on CPU 1, 8
+# connections, 10 s) PUTs a 4 KiB file anonymously to one key of a
+# public-read-write bucket on each gateway, unversioned then versioned:
+# OUT/ab.csv, gateway, bucket, PUTs/s, gateway CPU ms per PUT.
+# shellcheck source=tests/venv.sh
+source tests/venv.sh
+head -c 4096 /dev/urandom >"$work/put.bin"
+echo "gateway,mode,puts_per_s,cpu_ms_per_put" >"$work/ab.csv"
+boto() { # ENDPOINT ACTION BUCKET
+  python3 - "$@" "$BENCH_AK" "$BENCH_SK" <<'PY'
+import sys, boto3, botocore.config
+ep, action, bucket, ak, sk = sys.argv[1:]
+c = boto3.client("s3", endpoint_url=ep, aws_access_key_id=ak, aws_secret_access_key=sk, region_name="us-east-1",
+                 config=botocore.config.Config(s3={"addressing_style": "path"}))
+if action == "make":
+    c.create_bucket(Bucket=bucket, ACL="public-read-write")
+    if bucket.endswith("v"):
+        c.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+else:
+    for page in c.get_paginator("list_object_versions").paginate(Bucket=bucket):
+        doomed = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                  for v in page.get("Versions", []) + page.get("DeleteMarkers", [])]
+        if doomed:
+            c.delete_objects(Bucket=bucket, Delete={"Objects": doomed, "Quiet": True})
+    c.delete_bucket(Bucket=bucket)
+PY
+}
+for gw in rsgw radosgw; do
+  for mode in unversioned versioned; do
+    bucket=abput
+    [[ $mode == versioned ]] && bucket=abputv
+    boto "${url[$gw]}" make "$bucket"
+    c0=$(cpu_ticks "${pid[$gw]}")
+    taskset -c 1 ab -q -c 8 -t 10 -n 1000000 -u "$work/put.bin" -T application/octet-stream \
+      "${url[$gw]}/$bucket/k" >"$work/ab.out" 2>&1
+    c1=$(cpu_ticks "${pid[$gw]}")
+    awk -v gw="$gw" -v mode="$mode" -v ticks=$((c1 - c0)) -v hz="$hz" '
+      /^Complete requests:/ {n = $3}
+      /^Failed requests:/ {failed = $3}
+      /^Non-2xx responses:/ {bad = $3}
+      /^Requests per second:/ {rps = $4}
+      END {if (failed + bad) {print "ab: " failed + bad " requests failed" > "/dev/stderr"; exit 1}
+           printf "%s,%s,%.1f,%.3f\n", gw, mode, rps, ticks / hz / n * 1000}
+    ' "$work/ab.out" >>"$work/ab.csv"
+    tail -1 "$work/ab.csv"
+    boto "${url[$gw]}" drop "$bucket"
+  done
+done
+
+python3 - "$work/results.csv" "$RUNS" "$SECONDS_EACH" "$work/ab.csv" >"$work/report.md" <<'PY'
 import csv, sys
 from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
-runs, secs = sys.argv[2], sys.argv[3]
+runs, secs, ab = sys.argv[2], sys.argv[3], sys.argv[4]
 by = defaultdict(dict)
 for r in rows:
     by[(r["gateway"], r["mode"])][r["run"]] = r
@@ -115,6 +167,16 @@ for gw in ["rsgw", "radosgw"]:
         print(f"| {gw} | {mode} | {rng(ops, '{:.0f}')} | {rng(p99, '{:.1f}')} | {rng(cpu, '{:.3f}')} | "
               f"{rel_ops} | {rel_cpu} | {errs} |")
 print("\nRatios are of the same run (versioned / unversioned), the range over runs.")
+abs_ = {(r["gateway"], r["mode"]): r for r in csv.DictReader(open(ab))}
+print("\nab (`-c 8 -t 10 -u`, anonymous PUTs of 4 KiB to one key of a public-read-write bucket, on CPU 1):\n")
+print("| gateway | bucket | PUTs/s | CPU ms per PUT | PUTs/s vs unversioned |")
+print("|---|---|---:|---:|---:|")
+for gw in ["rsgw", "radosgw"]:
+    base = float(abs_[(gw, "unversioned")]["puts_per_s"])
+    for mode in ["unversioned", "versioned"]:
+        r = abs_[(gw, mode)]
+        print(f"| {gw} | {mode} | {float(r['puts_per_s']):.0f} | {float(r['cpu_ms_per_put']):.3f} | "
+              f"{float(r['puts_per_s']) / base:.2f} |")
 PY
 cat "$work/report.md"
-publish "$OUT" "$work/results.csv" "$work/report.md" "$work/run.json"
+publish "$OUT" "$work/results.csv" "$work/ab.csv" "$work/report.md" "$work/run.json"

@@ -106,12 +106,21 @@ if action == "make":
     if bucket.endswith("v"):
         c.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
 else:
-    for page in c.get_paginator("list_object_versions").paginate(Bucket=bucket):
-        doomed = [{"Key": v["Key"], "VersionId": v["VersionId"]}
-                  for v in page.get("Versions", []) + page.get("DeleteMarkers", [])]
-        if doomed:
-            c.delete_objects(Bucket=bucket, Delete={"Objects": doomed, "Quiet": True})
-    c.delete_bucket(Bucket=bucket)
+    import time
+    for attempt in range(5):
+        for page in c.get_paginator("list_object_versions").paginate(Bucket=bucket):
+            doomed = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                      for v in page.get("Versions", []) + page.get("DeleteMarkers", [])]
+            if doomed:
+                c.delete_objects(Bucket=bucket, Delete={"Objects": doomed, "Quiet": True})
+        try:
+            c.delete_bucket(Bucket=bucket)
+            break
+        except c.exceptions.ClientError as e:
+            # radosgw 16.2 after ab's cut PUTs into a versioned bucket:
+            # BucketNotEmpty with nothing listed, for a while or for good
+            print(f"{ep} {bucket}: {e.response['Error']['Code']} with nothing listed", file=sys.stderr)
+            time.sleep(2)
 PY
 }
 for gw in rsgw radosgw; do

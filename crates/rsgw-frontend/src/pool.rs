@@ -1,7 +1,9 @@
 //! The request-handler pool (`pool.mode`), radosgw's `rgw_thread_pool_size`.
 //!
 //! - `async`: the runtime's `thread_pool_size` worker threads run handlers
-//!   directly, many requests each; nothing here.
+//!   directly, many requests each: GET and HEAD on the connection's task,
+//!   other requests on a task of their own, so that a client closing its
+//!   connection never cuts a write short.
 //! - `blocking`: [`BlockingPool`] owns `thread_pool_size` threads that each
 //!   run one request at a time, from the request's arrival to the last byte
 //!   of its response body, taking requests from a FIFO. Connections stay
@@ -14,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bytes::Bytes;
-use http::{Request, Response};
+use http::{Method, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use tokio::sync::{mpsc, oneshot};
@@ -93,7 +95,7 @@ pub enum PoolError {
     /// The pool no longer takes requests.
     #[error("the gateway is shutting down")]
     ShuttingDown,
-    /// The handler thread lost the request (its handler panicked).
+    /// The handler lost the request (it panicked).
     #[error("the request handler failed")]
     HandlerFailed,
 }
@@ -106,7 +108,22 @@ impl<H: Handler> Pool<H> {
         req: Request<RequestBody>,
     ) -> Result<Response<PoolBody<H::Body>>, PoolError> {
         match self {
-            Pool::Async => Ok(handler.call(req).await.map(PoolBody::Direct)),
+            // reads run on the connection's task: a client that goes away
+            // cancels them, and nothing is lost
+            Pool::Async if req.method() == Method::GET || req.method() == Method::HEAD => {
+                Ok(handler.call(req).await.map(PoolBody::Direct))
+            }
+            // the others run to their end on a task of their own: a request
+            // dropped with its connection in the middle of a write (a
+            // version swapped into the head, its index entry not yet
+            // written) would leave it half done
+            Pool::Async => {
+                let handler = handler.clone();
+                tokio::spawn(async move { handler.call(req).await })
+                    .await
+                    .map(|r| r.map(PoolBody::Direct))
+                    .map_err(|_| PoolError::HandlerFailed)
+            }
             Pool::Blocking(p) => p.run(req).await,
         }
     }

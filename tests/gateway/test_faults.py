@@ -51,6 +51,32 @@ def body_of(seed, size):
     return (block * (size // max(1, len(block)) + 1))[:size]
 
 
+def kill_mid_overwrites(fast, gw, bucket, new):
+    """Stops `fast` (which wrote the old versions), starts the slowed `gw`
+    and has 8 writers put `new` (key: body) through it, SIGKILLing it once
+    three new stripes are on the store: some writes are mid-object. Answers
+    the bucket's id and the stripes from before."""
+    fast.stop()
+    gw.start()
+    bucket_id = admin(str(fast.cfg), "bucket", "stats", "--bucket", bucket)["id"]
+    settled = set(stripes_of(str(fast.cfg), bucket_id))
+
+    def overwrite(k):
+        try:
+            client(gw.port).put_object(Bucket=bucket, Key=k, Body=new[k])
+        except Exception:  # noqa: BLE001: the gateway dies under it
+            pass
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(overwrite, k) for k in new]
+        deadline = time.time() + 30
+        while len(set(stripes_of(str(fast.cfg), bucket_id)) - settled) < 3 and time.time() < deadline:
+            time.sleep(0.1)
+        gw.kill()
+        concurrent.futures.wait(futures, timeout=60)
+    return bucket_id, settled
+
+
 def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
     """Writers overwrite 24 keys (1 KiB to 9 MiB, across stripes) when the
     gateway is SIGKILLed: after a restart every key holds exactly its old or
@@ -71,25 +97,7 @@ def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
     new = {f"k{i}": body_of(("new", i), s + 7) for i, s in enumerate(sizes)}
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda kv: c.put_object(Bucket=bucket, Key=kv[0], Body=kv[1]), old.items()))
-    fast.stop()
-    gw.start()
-    bucket_id = admin(str(fast.cfg), "bucket", "stats", "--bucket", bucket)["id"]
-    settled = set(stripes_of(str(fast.cfg), bucket_id))
-
-    def overwrite(k):
-        try:
-            client(gw.port).put_object(Bucket=bucket, Key=k, Body=new[k])
-        except Exception:  # noqa: BLE001: the gateway dies under it
-            pass
-
-    with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        futures = [pool.submit(overwrite, k) for k in old]
-        # kill once new stripes are being written: some writes are mid-object
-        deadline = time.time() + 30
-        while len(set(stripes_of(str(fast.cfg), bucket_id)) - settled) < 3 and time.time() < deadline:
-            time.sleep(0.1)
-        gw.kill()
-        concurrent.futures.wait(futures, timeout=60)
+    bucket_id, settled = kill_mid_overwrites(fast, gw, bucket, new)
     in_flight = set(stripes_of(str(fast.cfg), bucket_id)) - settled
     fast.start()
     c = client(fast.port)
@@ -148,24 +156,7 @@ def test_kill_9_under_versioned_writes_loses_no_version(t, gateway):
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         old_ids = dict(zip(old, pool.map(
             lambda kv: c.put_object(Bucket=bucket, Key=kv[0], Body=kv[1])["VersionId"], old.items())))
-    fast.stop()
-    gw.start()
-    bucket_id = admin(str(fast.cfg), "bucket", "stats", "--bucket", bucket)["id"]
-    settled = set(stripes_of(str(fast.cfg), bucket_id))
-
-    def overwrite(k):
-        try:
-            client(gw.port).put_object(Bucket=bucket, Key=k, Body=new[k])
-        except Exception:  # noqa: BLE001: the gateway dies under it
-            pass
-
-    with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        futures = [pool.submit(overwrite, k) for k in old]
-        deadline = time.time() + 30
-        while len(set(stripes_of(str(fast.cfg), bucket_id)) - settled) < 3 and time.time() < deadline:
-            time.sleep(0.1)
-        gw.kill()
-        concurrent.futures.wait(futures, timeout=60)
+    bucket_id, _ = kill_mid_overwrites(fast, gw, bucket, new)
     fast.start()
     c = client(fast.port)
 

@@ -43,7 +43,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use rsgw_store::{CmpOp, ReadOp, StoreError, WriteOp};
 
-use crate::model::bucket::BucketInfo;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::now_secs;
 use crate::model::layout::{self, LEASE_XATTR, MARKER_XATTR};
@@ -52,11 +51,13 @@ use crate::model::lifecycle::{
 };
 use crate::model::limits::MAX_KEYS;
 use crate::model::object::ObjectMeta;
-use crate::model::params::{ListParams, VersionEntry, VersionListParams};
-use crate::model::versioning::NULL_VERSION;
+use crate::model::params::ListParams;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::Requester;
 use crate::rules::lifecycle::age_reached;
+
+mod versions;
+use versions::VersionWalk;
 
 /// Attempts at taking the lease when others take or release it meanwhile.
 const LEASE_ATTEMPTS: usize = 8;
@@ -389,33 +390,6 @@ impl Gateway {
         }
     }
 
-    /// Deletes version `id` of `key` as the lifecycle judged it: not if it
-    /// is current now, nor if a lock keeps it; counts what it did in
-    /// `report` (`marker`: a lone delete marker's deletion).
-    async fn expire_version(
-        &self,
-        walk: &VersionWalk<'_>,
-        (key, id): (&str, Option<&str>),
-        marker: bool,
-        report: &mut LcReport,
-    ) -> GatewayResult<()> {
-        let head = self.head_meta(&layout::head(&walk.info.id, key)).await?;
-        if !marker && head.is_some_and(|h| h.is_version(id)) {
-            return Ok(());
-        }
-        let version = (&*walk.info.name, key, id.unwrap_or(NULL_VERSION));
-        match self.delete_object_version(walk.rq, version, false).await {
-            Ok(_) if marker => report.markers_expired += 1,
-            Ok(_) => report.noncurrent_expired += 1,
-            Err(GatewayError::ObjectLocked(_)) => report.locked += 1,
-            Err(err) => {
-                report.errors += 1;
-                tracing::warn!(bucket = %walk.info.name, key, error = %err, "lifecycle expiration of a version failed");
-            }
-        }
-        Ok(())
-    }
-
     /// Aborts a bucket's multipart uploads that a rule says are left
     /// incomplete too long.
     async fn abort_uploads(
@@ -467,152 +441,12 @@ impl Gateway {
     }
 }
 
-/// A walk of a versioned bucket's versions, key by key, newest first.
-struct VersionWalk<'a> {
-    rq: &'a Requester,
-    info: &'a BucketInfo,
-    rules: &'a [LifecycleRule],
-    /// The key being walked: its name, its first (current) entry, when
-    /// the version last seen of it was made, how many of its noncurrent
-    /// versions were seen.
-    key: Option<KeyWalk>,
-}
-
-/// Where a [`VersionWalk`] is in one key's versions.
-struct KeyWalk {
-    current: VersionEntry,
-    newer_mtime: f64,
-    noncurrent: u32,
-}
-
-impl VersionWalk<'_> {
-    /// Walks the versions of keys after `start_after`; `false` when the
-    /// lease was lost on the way.
-    async fn run(
-        &mut self,
-        gw: &Gateway,
-        start_after: String,
-        (lease, holder): (&mut Lease, &str),
-        pacer: &mut Pacer,
-        report: &mut LcReport,
-    ) -> GatewayResult<bool> {
-        let mut params = VersionListParams {
-            key_marker: start_after,
-            max_keys: MAX_KEYS,
-            ..VersionListParams::default()
-        };
-        loop {
-            let page = gw
-                .list_object_versions(self.rq, &self.info.name, &params)
-                .await?;
-            for e in page.versions {
-                if self.key.as_ref().is_some_and(|k| k.current.key == e.key) {
-                    self.noncurrent(gw, e, pacer, report).await?;
-                    continue;
-                }
-                self.end_key(gw, pacer, report).await?;
-                report.examined += 1;
-                if !gw
-                    .renew(lease, holder, (&self.info.name, &e.key), false)
-                    .await?
-                {
-                    return Ok(false);
-                }
-                self.key = Some(KeyWalk {
-                    newer_mtime: e.mtime,
-                    current: e,
-                    noncurrent: 0,
-                });
-            }
-            match page.next {
-                Some((key, version)) if page.is_truncated => {
-                    params.key_marker = key;
-                    params.version_marker = version;
-                }
-                _ => {
-                    self.end_key(gw, pacer, report).await?;
-                    return Ok(true);
-                }
-            }
-        }
-    }
-
-    /// Judges noncurrent version `e` of the key being walked.
-    async fn noncurrent(
-        &mut self,
-        gw: &Gateway,
-        e: VersionEntry,
-        pacer: &mut Pacer,
-        report: &mut LcReport,
-    ) -> GatewayResult<()> {
-        let Some(k) = self.key.as_mut() else {
-            return Ok(());
-        };
-        report.examined += 1;
-        let (since, newer) = (k.newer_mtime, k.noncurrent);
-        k.newer_mtime = e.mtime;
-        k.noncurrent += 1;
-        let now = now_secs();
-        let day_s = gw.opts.lc_day_s;
-        let due: Vec<&LifecycleRule> = self
-            .rules
-            .iter()
-            .filter(|r| {
-                r.matches_untagged(&e.key, e.size) && r.noncurrent_expired(since, newer, now, day_s)
-            })
-            .collect();
-        if due.is_empty() {
-            return Ok(());
-        }
-        // a rule that names tags needs the version's own
-        if due.iter().all(|r| !r.tags.is_empty()) {
-            let stored = gw
-                .read_version(&self.info.id, &e.key, e.version_id.as_deref())
-                .await?;
-            let Some(v) = stored else { return Ok(()) };
-            if !due.iter().any(|r| r.matches(&e.key, e.size, &v.meta.tags)) {
-                return Ok(());
-            }
-        }
-        pacer.wait().await;
-        gw.expire_version(self, (&e.key, e.version_id.as_deref()), false, report)
-            .await
-    }
-
-    /// Ends the walk of a key: a delete marker that is its only version
-    /// goes if a rule says so.
-    async fn end_key(
-        &mut self,
-        gw: &Gateway,
-        pacer: &mut Pacer,
-        report: &mut LcReport,
-    ) -> GatewayResult<()> {
-        let Some(k) = self.key.take() else {
-            return Ok(());
-        };
-        let lone = k.current.delete_marker && k.noncurrent == 0;
-        let no_tags = Default::default();
-        if lone
-            && self
-                .rules
-                .iter()
-                .any(|r| r.expired_object_delete_marker && r.matches(&k.current.key, 0, &no_tags))
-        {
-            pacer.wait().await;
-            let id = k.current.version_id.as_deref();
-            gw.expire_version(self, (&k.current.key, id), true, report)
-                .await?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::lifecycle::FilterForm;
     use crate::model::options::GatewayOptions;
-    use crate::model::params::PutParams;
+    use crate::model::params::{PutParams, VersionListParams};
     use crate::testutil::{Fixture, body, listed, owner, small_opts};
 
     fn rule(id: &str, prefix: &str, tags: &[(&str, &str)]) -> LifecycleRule {

@@ -340,14 +340,8 @@ mod tests {
             .map(|i| LifecycleRule {
                 id: format!("{i:04}{}", "i".repeat(id_len - 4)),
                 enabled: true,
-                form: Default::default(),
                 prefix: format!("{i:04}{}", "p".repeat(prefix_len - 4)),
-                tags: Default::default(),
-                size_greater_than: None,
-                size_less_than: None,
                 expiration_days: Some(1),
-                expiration_date: None,
-                abort_incomplete_days: None,
                 ..LifecycleRule::default()
             })
             .collect()

@@ -170,20 +170,12 @@ pub fn check_lifecycle(rules: Vec<LifecycleRule>) -> GatewayResult<Vec<Lifecycle
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::lifecycle::FilterForm;
 
     fn rule(id: &str) -> LifecycleRule {
         LifecycleRule {
             id: id.into(),
             enabled: true,
-            form: FilterForm::Prefix,
-            prefix: String::new(),
-            tags: BTreeMap::new(),
-            size_greater_than: None,
-            size_less_than: None,
             expiration_days: Some(1),
-            expiration_date: None,
-            abort_incomplete_days: None,
             ..LifecycleRule::default()
         }
     }

@@ -459,11 +459,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| ((*k).into(), (*v).into()))
                 .collect(),
-            size_greater_than: None,
-            size_less_than: None,
             expiration_days: Some(1),
-            expiration_date: None,
-            abort_incomplete_days: None,
             ..LifecycleRule::default()
         }
     }

@@ -14,7 +14,10 @@
 //!   the same version's and is written again by the next try.
 //! - **Listing** it ([`Engine::index_version`]): the new version's entry,
 //!   the key's own entry, the entry of the version made noncurrent and
-//!   the removal of the replaced `null` one's, in one atomic index write.
+//!   the removal of the replaced `null` one's, in one atomic index write;
+//!   then the key's own entry is settled against the head
+//!   ([`Engine::settle_own_entry`]): the index writes of two writers may
+//!   land in the other order than their head writes.
 //! - **Promoting** ([`Engine::promote`]): when the current version is
 //!   deleted, the next one is copied into the head, guarded by the
 //!   deleted version's tag, and its own object removed after.
@@ -283,7 +286,9 @@ impl Engine {
     }
 
     /// Step 3 in a versioned bucket: lists a placed version (module
-    /// documentation) in one index write. If the bucket was deleted
+    /// documentation) in one index write, then, if it was placed current,
+    /// settles the key's own entry against the head (a newer writer's
+    /// index write may have landed first). If the bucket was deleted
     /// meanwhile, the version is taken back and the write fails with
     /// `NoSuchBucket`.
     pub(crate) async fn index_version(
@@ -311,6 +316,10 @@ impl Engine {
             updates.push((name(n), None));
         }
         match self.index_update_all(info, key, updates).await {
+            Ok(()) if placed.current => {
+                let wrote = (!meta.delete_marker).then(|| meta.tag.clone());
+                self.settle_own_entry(info, key, wrote).await
+            }
             Err(GatewayError::Store(StoreError::NotFound)) => {
                 for obj in [
                     layout::head(&info.id, key),

@@ -36,6 +36,7 @@ pub use model::crypt::{
     BucketEncryption, CryptOptions, CustomerKey, KEY_LEN, Key, Sse, SseMode, SseRequest,
 };
 pub use model::error::{GatewayError, GatewayResult};
+pub use model::format::LAYOUT_FORMAT;
 pub use model::index::{ShardCheck, Usage};
 pub use model::lifecycle::{FilterForm, LcPass, LcReport, LcStatus, LifecycleRule};
 pub use model::limits::{

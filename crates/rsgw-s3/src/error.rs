@@ -128,7 +128,7 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::TooManyGrants => {
             return unlisted("LimitExceeded", http::StatusCode::BAD_REQUEST, &e);
         }
-        G::Corrupt(_) | G::Store(_) => S3ErrorCode::InternalError,
+        G::Corrupt(_) | G::NewerFormat { .. } | G::Store(_) => S3ErrorCode::InternalError,
     };
     if code == S3ErrorCode::InternalError {
         tracing::error!(error = %e, "internal error");
@@ -276,6 +276,7 @@ mod tests {
             G::Body(_) => "Body",
             G::RequestTimeout => "RequestTimeout",
             G::Corrupt(_) => "Corrupt",
+            G::NewerFormat { .. } => "NewerFormat",
             G::Store(s) => match s {
                 StoreError::NoSuchPool(_) => "Store(NoSuchPool)",
                 StoreError::NotFound => "Store(NotFound)",

@@ -207,6 +207,18 @@ pub enum GatewayError {
     /// backend, a master key).
     #[error("{0}")]
     NotConfigured(String),
+    /// The store's layout format is newer than this rsgw reads.
+    #[error(
+        "the store holds layout format {stored} (written by {written_by}); this rsgw reads formats up to {known}: run a release that knows format {stored} (docs/layout.md#format)"
+    )]
+    NewerFormat {
+        /// The store's format.
+        stored: u32,
+        /// Who recorded it.
+        written_by: String,
+        /// The newest format this rsgw reads.
+        known: u32,
+    },
     /// Stored metadata could not be decoded.
     #[error("corrupt metadata: {0}")]
     Corrupt(String),

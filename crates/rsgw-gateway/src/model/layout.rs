@@ -63,6 +63,11 @@ pub(crate) fn bucket(name: &str) -> ObjectId {
     ObjectId::in_namespace(META, "buckets", name)
 }
 
+/// The store's layout format ([`crate::model::format::FormatRecord`]).
+pub(crate) fn format() -> ObjectId {
+    ObjectId::in_namespace(META, "format", "layout")
+}
+
 /// Every rate limit of the store, in one record.
 pub(crate) fn ratelimits() -> ObjectId {
     ObjectId::in_namespace(META, "ratelimits", "all")

@@ -11,6 +11,7 @@ pub(crate) mod bucket;
 pub(crate) mod cors;
 pub(crate) mod crypt;
 pub(crate) mod error;
+pub(crate) mod format;
 pub(crate) mod gc;
 pub(crate) mod ids;
 pub(crate) mod index;

@@ -6,13 +6,16 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use rsgw_store::Store;
+use bytes::Bytes;
+use rsgw_store::{ReadOp, Store, StoreError, WriteOp};
 
 use crate::cache::coherence::MetadataWatch;
 use crate::cache::objects::ObjectCacheStats;
 use crate::engine::Engine;
-use crate::model::error::GatewayResult;
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::format::{FormatRecord, LAYOUT_FORMAT};
 use crate::model::layout;
+use crate::model::limits::MAX_ROUNDS;
 use crate::model::options::GatewayOptions;
 
 /// The gateway: S3 semantics over a store. Cheap to clone.
@@ -49,12 +52,46 @@ impl Gateway {
         }
     }
 
-    /// Creates the pools the layout uses (idempotent).
-    pub async fn init(&self) -> GatewayResult<()> {
+    /// Creates the pools the layout uses (idempotent) and checks the
+    /// store's layout format: a store without a format record gets this
+    /// rsgw's; one of a newer format than this rsgw reads is refused
+    /// ([`GatewayError::NewerFormat`]), before anything else is read or
+    /// written. Answers the store's format.
+    pub async fn init(&self) -> GatewayResult<u32> {
         for pool in layout::POOLS {
             self.store.create_pool(pool).await?;
         }
-        Ok(())
+        let id = layout::format();
+        for _ in 0..MAX_ROUNDS {
+            match self.store.read(&id, ReadOp::new().read(0, 64 * 1024)).await {
+                Ok(r) => {
+                    let rec: FormatRecord = serde_json::from_slice(&r.data.unwrap_or_default())
+                        .map_err(|e| {
+                            GatewayError::Corrupt(format!("the layout format record: {e}"))
+                        })?;
+                    if rec.format > LAYOUT_FORMAT {
+                        return Err(GatewayError::NewerFormat {
+                            stored: rec.format,
+                            written_by: rec.written_by,
+                            known: LAYOUT_FORMAT,
+                        });
+                    }
+                    return Ok(rec.format);
+                }
+                Err(StoreError::NotFound) => {
+                    let rec = Bytes::from(serde_json::to_vec(&FormatRecord::ours())?);
+                    let op = WriteOp::new().create_exclusive().write_full(rec);
+                    match self.store.write(&id, op).await {
+                        Ok(_) => return Ok(LAYOUT_FORMAT),
+                        // another process recorded it first: read theirs
+                        Err(StoreError::Exists) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(GatewayError::Store(StoreError::Timeout))
     }
 
     /// The store underneath.
@@ -85,5 +122,62 @@ impl Gateway {
     /// The object cache's counters and size.
     pub fn object_cache_stats(&self) -> ObjectCacheStats {
         self.objects.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{Fixture, small_opts};
+
+    #[tokio::test]
+    async fn a_store_gets_this_format_once_and_keeps_it() {
+        let f = Fixture::new(small_opts()).await;
+        let id = layout::format();
+        let first = f.data(&id).await;
+        let rec: FormatRecord = serde_json::from_slice(&first).expect("format record");
+        assert_eq!(rec, FormatRecord::ours());
+        // another process opening the store reads it, writes nothing
+        assert_eq!(f.other_process().init().await.expect("init"), LAYOUT_FORMAT);
+        assert_eq!(f.data(&id).await, first);
+    }
+
+    #[tokio::test]
+    async fn a_newer_format_is_refused_with_both_numbers() {
+        let f = Fixture::new(small_opts()).await;
+        let newer = FormatRecord {
+            format: LAYOUT_FORMAT + 1,
+            written_by: "rsgw 9.0.0".into(),
+        };
+        let op = WriteOp::new().write_full(serde_json::to_vec(&newer).expect("json"));
+        f.gw.store
+            .write(&layout::format(), op)
+            .await
+            .expect("write");
+        let e = f.other_process().init().await.expect_err("a newer format");
+        assert!(
+            matches!(&e, GatewayError::NewerFormat { stored, known, .. }
+                if *stored == LAYOUT_FORMAT + 1 && *known == LAYOUT_FORMAT),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("layout format {}", LAYOUT_FORMAT + 1))
+                && text.contains("rsgw 9.0.0")
+                && text.contains("docs/layout.md#format"),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_garbled_format_record_is_corrupt_not_a_format() {
+        let f = Fixture::new(small_opts()).await;
+        let op = WriteOp::new().write_full(&b"{\"format\": "[..]);
+        f.gw.store
+            .write(&layout::format(), op)
+            .await
+            .expect("write");
+        let e = f.other_process().init().await.expect_err("garbled");
+        assert!(matches!(e, GatewayError::Corrupt(_)), "{e:?}");
     }
 }

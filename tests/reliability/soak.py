@@ -16,7 +16,9 @@ Credentials come from ALICE_AK / ALICE_SK. Writes DIR/samples.csv (one line
 per interval and gateway), DIR/summary.json and DIR/report.md (the figures
 as Markdown), and prints progress every interval. Clients never retry.
 Exits 1 when any error other than the injected ones happened, an object read
-back wrong, or a resource grew steadily (see `trend`).
+back wrong, or a resource or the p99 latency of each --window (all operations
+together) grew steadily (see `trend`; judged on 30 samples and 6 windows at
+least, so a p99 trend needs 30 minutes of the default 5-minute windows).
 """
 import argparse
 import collections
@@ -57,6 +59,8 @@ PART = 5 * MiB
 MAX_KEYS = 150
 # samples a resource trend is judged on at least (5 minutes at 10 s)
 MIN_TREND_SAMPLES = 30
+# latency windows a p99 trend is judged on at least (30 minutes of 5)
+MIN_TREND_WINDOWS = 6
 
 
 def payload(size, rng):
@@ -69,12 +73,16 @@ def payload(size, rng):
 
 
 class Stats:
-    def __init__(self):
+    def __init__(self, window_s):
         self.lock = threading.Lock()
         self.ops = collections.Counter()
         self.errors = collections.Counter()  # unexpected: must stay empty
         self.injected = collections.Counter()
         self.latency = collections.defaultdict(list)
+        # every operation's latency by the window (of window_s from t0) it ended in
+        self.windows = collections.defaultdict(list)
+        self.window_s = window_s
+        self.t0 = time.monotonic()
         self.bytes = 0
 
     def ok(self, op, dt, n=0):
@@ -82,6 +90,7 @@ class Stats:
             self.ops[op] += 1
             self.bytes += n
             self.latency[op].append(dt)
+            self.windows[int((time.monotonic() - self.t0) // self.window_s)].append(dt)
 
     def error(self, what):
         with self.lock:
@@ -308,17 +317,32 @@ def proc_sample(pid):
     return rss, fds, threads
 
 
-def trend(values, tolerance):
+def trend(values, tolerance, min_samples=MIN_TREND_SAMPLES):
     """Whether `values` (one per sample) grow steadily: the mean of the last
     third exceeds the mean of the middle third by more than `tolerance`
     (relative) and the last third's minimum exceeds the middle third's
     maximum. A warm-up first third (caches, allocator arenas) is not judged."""
     n = len(values)
-    if n < MIN_TREND_SAMPLES:
+    if n < min_samples:
         return False
     mid, last = values[n // 3: 2 * n // 3], values[2 * n // 3:]
     grew = sum(last) / len(last) > (sum(mid) / len(mid)) * (1 + tolerance)
     return grew and min(last) > max(mid)
+
+
+def percentile(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(len(v) * q))]
+
+
+def latency_windows(stats, elapsed):
+    """Each whole window's operations and latency percentiles (a last,
+    partial window is left out: fewer operations, not comparable)."""
+    whole = int(elapsed // stats.window_s)
+    return [{"start_s": i * stats.window_s, "ops": len(stats.windows[i]),
+             "p50_ms": round(percentile(stats.windows[i], 0.5) * 1000, 1),
+             "p99_ms": round(percentile(stats.windows[i], 0.99) * 1000, 1)}
+            for i in range(whole) if stats.windows.get(i)]
 
 
 def report(summary, samples, pids):
@@ -349,6 +373,9 @@ def report(summary, samples, pids):
             mid, last = vals[n // 3: 2 * n // 3] or vals, vals[2 * n // 3:] or vals
             lines.append(f"| {name} | {what} | {vals[0]:.0f} | {sum(mid) / len(mid):.0f} | "
                          f"{sum(last) / len(last):.0f} | {max(vals):.0f} | {vals[-1]:.0f} |")
+    lines += ["", "| window from (s) | operations | p50 ms | p99 ms |", "|---:|---:|---:|---:|"]
+    for w in summary["windows"]:
+        lines.append(f"| {w['start_s']:.0f} | {w['ops']} | {w['p50_ms']} | {w['p99_ms']} |")
     step = max(1, len([x for x in samples if x[1] == next(iter(pids), None)]) // 6)
     lines += ["", "| t (s) | " + " | ".join(f"{n} RSS MiB / fds / threads" for n in pids) + " |",
               "|---:|" + "---:|" * len(pids)]
@@ -371,6 +398,8 @@ def main():
     ap.add_argument("--interval", type=float, default=10, help="seconds between samples (default 10)")
     ap.add_argument("--workers", type=int, default=4, help="workers per endpoint (default 4)")
     ap.add_argument("--out", required=True, help="directory for samples.csv and summary.json")
+    ap.add_argument("--window", type=float, default=300,
+                    help="seconds of each latency window whose p99 is judged for a trend (default 300)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--after-load", action="append", default=[], metavar="CMD",
                     help="shell command run once the load stopped, before the final check "
@@ -379,7 +408,7 @@ def main():
     endpoints = dict(e.split("=", 1) for e in a.endpoint.split(",") if e)
     pids = {k: int(v) for k, v in (p.split("=", 1) for p in a.pid.split(",") if p)}
     os.makedirs(a.out, exist_ok=True)
-    stats, stop = Stats(), threading.Event()
+    stats, stop = Stats(a.window), threading.Event()
     workers = []
     buckets = {}
     for name, url in endpoints.items():
@@ -392,7 +421,7 @@ def main():
     out = open(os.path.join(a.out, "samples.csv"), "w", newline="")
     w = csv.writer(out)
     w.writerow(["t_s", "gateway", "rss_mib", "fds", "threads", "ops_total", "errors_total", "injected_total"])
-    t0 = time.monotonic()
+    t0 = stats.t0 = time.monotonic()
     for wk in workers:
         wk.start()
     next_sample = t0
@@ -451,13 +480,19 @@ def main():
             print(f"{name}: rss {series[0][2]:.0f} -> {max(s[2] for s in series):.0f} max -> {series[-1][2]:.0f} MiB, "
                   f"fds {series[0][3]} -> {max(s[3] for s in series)} max -> {series[-1][3]}, "
                   f"threads {series[0][4]} -> {max(s[4] for s in series)} max -> {series[-1][4]}")
-    lat = {op: {"n": len(v), "p50_ms": round(sorted(v)[len(v) // 2] * 1000, 1),
-                "p99_ms": round(sorted(v)[int(len(v) * 0.99)] * 1000, 1)} for op, v in stats.latency.items() if v}
+    windows = latency_windows(stats, elapsed)
+    if len(windows) < MIN_TREND_WINDOWS:
+        print(f"latency trend not judged: {len(windows)} windows of {a.window:.0f} s, fewer than {MIN_TREND_WINDOWS}")
+    elif trend([w["p99_ms"] for w in windows], 0.25, MIN_TREND_WINDOWS):
+        growth["latency_p99_ms"] = [w["p99_ms"] for w in windows]
+    lat = {op: {"n": len(v), "p50_ms": round(percentile(v, 0.5) * 1000, 1),
+                "p99_ms": round(percentile(v, 0.99) * 1000, 1)} for op, v in stats.latency.items() if v}
     summary = {
         "duration_s": round(elapsed), "endpoints": endpoints, "workers": len(workers),
         "ops": dict(stats.ops), "ops_total": sum(stats.ops.values()), "bytes": stats.bytes,
         "errors": dict(stats.errors), "injected": dict(stats.injected), "latency": lat,
         "objects_verified": objects, "objects_wrong": bad, "growth": growth, "after_load": after,
+        "windows": windows, "window_s": a.window,
         "first": {n: next(([s[2], s[3], s[4]] for s in samples if s[1] == n), None) for n in pids},
         "last": {n: next(([s[2], s[3], s[4]] for s in reversed(samples) if s[1] == n), None) for n in pids},
         "max": {n: [max((s[i] for s in samples if s[1] == n), default=0) for i in (2, 3, 4)] for n in pids},

@@ -40,7 +40,8 @@ def concurrent(item):
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group mark
 def pytest_collection_modifyitems(config, items):
-    """RSGW_TEST_PHASE (tests/run.sh) keeps the tests of one phase:
+    """Tests marked `chaos` run only with RSGW_TEST_CHAOS=1 (scripts/test
+    --chaos). RSGW_TEST_PHASE (tests/run.sh) keeps the tests of one phase:
     `concurrent` the tests that may run beside others, `alone` the rest;
     unset, every test. For pytest-xdist's `--dist loadgroup`: a module's
     tests against one target form one group, run on one worker in the order
@@ -48,6 +49,11 @@ def pytest_collection_modifyitems(config, items):
     on each other's state keep their order; different targets' runs of a
     module share nothing and go to different workers. Without xdist the
     group mark means nothing."""
+    if not os.environ.get("RSGW_TEST_CHAOS"):
+        chaos = [item for item in items if item.get_closest_marker("chaos")]
+        if chaos:
+            config.hook.pytest_deselected(items=chaos)
+            items[:] = [item for item in items if not item.get_closest_marker("chaos")]
     phase = os.environ.get("RSGW_TEST_PHASE")
     if phase not in (None, "concurrent", "alone"):
         raise pytest.UsageError(f"RSGW_TEST_PHASE is concurrent or alone, not {phase!r}")

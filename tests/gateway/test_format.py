@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from rsgw_gateway import Gateway
+from rsgw_gateway import Gateway, remove_pools
 
 # may run beside other tests (tests/run.sh): its pools are its own
 pytestmark = pytest.mark.concurrent
@@ -26,9 +26,7 @@ def rados(*args, data=None):
 def prefix():
     prefix = f"fmt{uuid.uuid4().hex[:10]}"
     yield prefix
-    for pool in ("meta", "index", "data"):
-        subprocess.run(["ceph", "osd", "pool", "rm", f"{prefix}.{pool}", f"{prefix}.{pool}",
-                        "--yes-i-really-really-mean-it"], capture_output=True, timeout=120)
+    remove_pools(prefix)
 
 
 def test_a_newer_layout_format_is_refused(t, tmp_path, prefix):

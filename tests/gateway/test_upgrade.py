@@ -24,7 +24,7 @@ import boto3
 import botocore.config
 import pytest
 
-from rsgw_gateway import Gateway
+from rsgw_gateway import Gateway, remove_pools
 
 pytestmark = pytest.mark.chaos
 
@@ -34,11 +34,6 @@ AK, SK = "UPGRADEACCESSKEY0001", "upgradesecretkey00000000000000000000001"
 MiB = 1024 * 1024
 SSE_KEY = bytes(range(32))
 SSE = {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": SSE_KEY}
-
-
-def git(*args):
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True,
-                          timeout=60).stdout.strip()
 
 
 def last_release():
@@ -204,6 +199,4 @@ def test_a_release_store_served_and_changed_by_this_build(tmp_path, backend):
             if g.running:
                 g.kill()
         if backend == "rados":
-            for pool in ("meta", "index", "data"):
-                subprocess.run(["ceph", "osd", "pool", "rm", f"{prefix}.{pool}", f"{prefix}.{pool}",
-                                "--yes-i-really-really-mean-it"], capture_output=True, timeout=120)
+            remove_pools(prefix)

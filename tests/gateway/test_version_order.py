@@ -13,11 +13,10 @@ import concurrent.futures
 import os
 import uuid
 
-import boto3
-import botocore.config
 import pytest
 
 from helpers import error_of
+from test_coherence import client
 
 # may run beside other tests (tests/run.sh): changes no shared user, setting
 # or daemon, measures no timing or load
@@ -28,18 +27,11 @@ ROUNDS = 40
 WRITERS = 8
 
 
-def client(gw):
-    return boto3.client("s3", endpoint_url=gw.url, region_name="us-east-1",
-                        aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
-                        config=botocore.config.Config(signature_version="s3v4", s3={"addressing_style": "path"},
-                                                      max_pool_connections=WRITERS,
-                                                      retries={"total_max_attempts": 1, "mode": "standard"}))
-
-
 @pytest.fixture
 def bucket(gateway):
     a, b = gateway("a"), gateway("b")
-    on_a, on_b = client(a), client(b)
+    alice = (os.environ["ALICE_AK"], os.environ["ALICE_SK"])
+    on_a, on_b = client(a, *alice), client(b, *alice)
     name = f"vo-{uuid.uuid4().hex[:12]}"
     on_a.create_bucket(Bucket=name)
     on_a.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})

@@ -156,6 +156,15 @@ def merge(cfg, extra):
     return cfg
 
 
+def remove_pools(pool_prefix):
+    """Removes the pools of a rados-backed gateway's `pool_prefix` (a test's
+    own store); absent ones are fine."""
+    for pool in ("meta", "index", "data"):
+        name = f"{pool_prefix}.{pool}"
+        subprocess.run(["ceph", "osd", "pool", "rm", name, name, "--yes-i-really-really-mean-it"],
+                       capture_output=True, timeout=120)
+
+
 def store_section(backend, workdir, name, path=None, ceph_conf=None, pool_prefix=None, client_name=None):
     if backend is None or backend == "none":
         return {}

@@ -99,6 +99,15 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
         G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
         G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
         G::Store(StoreError::TooLarge { .. }) => S3ErrorCode::EntityTooLarge,
+        // S3 names no code for a full store; WebDAV's status (MinIO's too),
+        // which SDKs do not retry: the write fails at once, not after retries
+        G::Store(StoreError::Full(_)) => {
+            return unlisted(
+                "InsufficientStorage",
+                http::StatusCode::INSUFFICIENT_STORAGE,
+                &e,
+            );
+        }
         G::NoSuchUpload => S3ErrorCode::NoSuchUpload,
         G::InvalidPart(_) => S3ErrorCode::InvalidPart,
         G::InvalidPartOrder => S3ErrorCode::InvalidPartOrder,
@@ -286,14 +295,15 @@ mod tests {
                 StoreError::TooLarge { .. } => "Store(TooLarge)",
                 StoreError::InvalidArgument(_) => "Store(InvalidArgument)",
                 StoreError::Unavailable(_) => "Store(Unavailable)",
+                StoreError::Full(_) => "Store(Full)",
                 StoreError::Io(_) => "Store(Io)",
             },
         }
     }
 
     /// How many names `variant` knows: the gateway's variants besides
-    /// `Store`, and the 9 store variants under it.
-    const VARIANTS: usize = 65;
+    /// `Store`, and the 10 store variants under it.
+    const VARIANTS: usize = 66;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -525,6 +535,12 @@ mod tests {
                 G::Store(StoreError::TooLarge { limit: 1 << 30 }),
                 "EntityTooLarge",
                 400,
+                false,
+            ),
+            (
+                G::Store(StoreError::Full(rsgw_store::Fullness::Quota)),
+                "InsufficientStorage",
+                507,
                 false,
             ),
             (

@@ -1,6 +1,6 @@
 //! librados' negative errno results as store errors.
 
-use rsgw_store::StoreError;
+use rsgw_store::{Fullness, StoreError};
 
 /// The message libc has for an errno.
 pub(crate) fn strerror(code: i32) -> String {
@@ -18,6 +18,9 @@ pub(crate) fn op_error(ret: i32, max_object_size: u64) -> StoreError {
         libc::EFBIG => StoreError::TooLarge {
             limit: max_object_size,
         },
+        // a write op sent with FULL_TRY to a full pool (see `ops::submit_write`)
+        libc::EDQUOT => StoreError::Full(Fullness::Quota),
+        libc::ENOSPC => StoreError::Full(Fullness::NoSpace),
         libc::EINVAL => StoreError::InvalidArgument(strerror(ret)),
         libc::ENOTCONN | libc::ESHUTDOWN | libc::EPERM | libc::EACCES => {
             StoreError::Unavailable(strerror(ret))

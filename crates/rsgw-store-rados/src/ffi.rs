@@ -32,6 +32,7 @@ pub type rados_watcherrcb_t =
 pub const LIBRADOS_CREATE_EXCLUSIVE: c_int = 1;
 pub const LIBRADOS_CREATE_IDEMPOTENT: c_int = 0;
 pub const LIBRADOS_OPERATION_NOFLAG: c_int = 0;
+pub const LIBRADOS_OPERATION_FULL_TRY: c_int = 64;
 pub const LIBRADOS_CMPXATTR_OP_EQ: u8 = 1;
 pub const LIBRADOS_CMPXATTR_OP_NE: u8 = 2;
 pub const LIBRADOS_CMPXATTR_OP_GT: u8 = 3;

@@ -217,6 +217,13 @@ fn set_xattr(op: &WriteState, name: &str, value: &Bytes) -> StoreResult<()> {
 }
 
 /// Submits a compound write; `reply` picks how the caller will wait.
+///
+/// Writes go with `FULL_TRY`: to a pool that is full (its quota reached, or
+/// an OSD it maps to past the full ratio) librados would otherwise hold the
+/// op until space is freed, so a PUT or a DELETE hangs until the client gives
+/// up (radosgw's behaviour). With it, the OSD runs what frees space (removes)
+/// and answers what would add data with `EDQUOT` or `ENOSPC`, which the
+/// client gets at once as `507 InsufficientStorage`.
 pub(crate) fn submit_write<W>(
     io: Arc<IoCtx>,
     obj: &ObjectId,
@@ -247,7 +254,7 @@ pub(crate) fn submit_write<W>(
                     c,
                     oid.as_ptr(),
                     std::ptr::null_mut(),
-                    ffi::LIBRADOS_OPERATION_NOFLAG,
+                    ffi::LIBRADOS_OPERATION_FULL_TRY,
                 )
             }
         },

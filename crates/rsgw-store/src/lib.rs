@@ -22,7 +22,7 @@ mod watch;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
-pub use error::{StoreError, StoreResult};
+pub use error::{Fullness, StoreError, StoreResult};
 pub use object::{NamespaceFilter, ObjectEntry, ObjectId, ObjectStat, validate_object_name};
 pub use op::{
     CmpOp, Guard, OMAP_MAX_PAGE, OmapPage, OmapQuery, ReadOp, ReadResult, WriteAction, WriteOp,

@@ -440,6 +440,11 @@ pub struct StoreConfig {
     pub max_object_size: u64,
     /// local: flush data and metadata before acknowledging writes. Default false.
     pub fsync: bool,
+    /// local: writes that add data are refused (`507 InsufficientStorage`)
+    /// once the filesystem of `path` has fewer free bytes than this, keeping
+    /// room for deletes and metadata; 0 turns the reserve off. Default
+    /// 67108864 (64 MiB).
+    pub min_free_bytes: u64,
     /// rados: the cluster's ceph.conf. Default `/etc/ceph/ceph.conf`.
     pub ceph_conf: PathBuf,
     /// rados: the cephx client name. Default `client.rgw.rsgw`.
@@ -464,6 +469,7 @@ impl Default for StoreConfig {
             inline_max: 64 * 1024,
             max_object_size: 128 << 20,
             fsync: false,
+            min_free_bytes: 64 << 20,
             ceph_conf: PathBuf::from("/etc/ceph/ceph.conf"),
             client_name: "client.rgw.rsgw".into(),
             keyring: PathBuf::new(),

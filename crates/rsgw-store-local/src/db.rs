@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
-use rsgw_store::{StoreError, StoreResult};
+use rsgw_store::{Fullness, StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, ffi::ErrorCode};
 
 use crate::LocalOptions;
@@ -66,6 +66,7 @@ pub(crate) struct Inner {
 pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Timeout,
+        Some(ErrorCode::DiskFull) => StoreError::Full(Fullness::NoSpace),
         _ => StoreError::Io(format!("local metadata: {e}")),
     }
 }

@@ -47,6 +47,12 @@ pub struct LocalOptions {
     pub fsync: bool,
     /// How long a write waits for another process holding the database.
     pub busy_timeout: Duration,
+    /// Writes that add data are refused (`StoreError::Full`) once the
+    /// filesystem of `path` has fewer free bytes than this, so that what
+    /// frees space (deletes, the collector) and the metadata of writes
+    /// already made still find room, as Ceph's full ratio keeps for OSDs.
+    /// 0: no reserve (a full disk still answers `Full`, later).
+    pub min_free_bytes: u64,
 }
 
 impl LocalOptions {
@@ -59,6 +65,7 @@ impl LocalOptions {
             max_object_size: 128 << 20,
             fsync: false,
             busy_timeout: Duration::from_secs(30),
+            min_free_bytes: 64 << 20,
         }
     }
 }

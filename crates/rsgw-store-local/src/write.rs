@@ -3,7 +3,7 @@
 use std::time::SystemTime;
 
 use rsgw_store::{
-    Guard, ObjectId, StoreError, StoreResult, WriteAction, WriteOp, WriteOutcome,
+    Fullness, Guard, ObjectId, StoreError, StoreResult, WriteAction, WriteOp, WriteOutcome,
     validate_object_name,
 };
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
@@ -332,10 +332,39 @@ impl<'a> ObjectTx<'a> {
     }
 }
 
+/// Whether `op` adds data (what a full store refuses, as an OSD does:
+/// metadata changes and removals still pass).
+fn adds_data(op: &WriteOp) -> bool {
+    op.actions.iter().any(|a| match a {
+        WriteAction::WriteFull(b) | WriteAction::Append(b) | WriteAction::Write { data: b, .. } => {
+            !b.is_empty()
+        }
+        _ => false,
+    })
+}
+
+/// `Full` if the data directory's filesystem has less room than the reserve.
+fn check_room(inner: &Inner) -> StoreResult<()> {
+    let reserve = inner.opts.min_free_bytes;
+    if reserve == 0 {
+        return Ok(());
+    }
+    let fs = nix::sys::statvfs::statvfs(&inner.data_dir)
+        .map_err(|e| StoreError::Io(format!("statvfs of the data directory: {e}")))?;
+    let free = fs.blocks_available().saturating_mul(fs.fragment_size());
+    if free < reserve {
+        return Err(StoreError::Full(Fullness::NoSpace));
+    }
+    Ok(())
+}
+
 /// Applies `op` to `obj` atomically.
 pub(crate) fn write(inner: &Inner, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
     validate_object_name(obj)?;
     op.validate()?;
+    if adds_data(&op) {
+        check_room(inner)?;
+    }
     // Large whole-object payloads go to disk before the lock is taken.
     let mut staged: Vec<Option<NewFile>> = Vec::with_capacity(op.actions.len());
     for a in &op.actions {

@@ -19,6 +19,7 @@ pub fn open(config: &Config) -> StoreResult<Arc<dyn Store>> {
             opts.inline_max = cfg.inline_max;
             opts.max_object_size = cfg.max_object_size;
             opts.fsync = cfg.fsync;
+            opts.min_free_bytes = cfg.min_free_bytes;
             opts.busy_timeout = Duration::from_millis(cfg.op_timeout_ms);
             Ok(Arc::new(LocalStore::open(opts)?))
         }

@@ -451,10 +451,15 @@ def test_mon_restart_under_load(t, rados_gateway):
     assert max(r[1] for r in during) < 5 + 4
 
 
-def collections_of(results):
-    """Outcome counts and the slowest request, for messages."""
+def outcome_counts(results):
+    """{"<op> <outcome>": count} of a load's results."""
     counts = {}
     for r in results:
         counts[f"{r[2]} {r[3]}"] = counts.get(f"{r[2]} {r[3]}", 0) + 1
+    return counts
+
+
+def collections_of(results):
+    """Outcome counts and the slowest request, for messages."""
     slowest = max((r[1] for r in results), default=0)
-    return f"{counts} slowest {slowest:.1f} s"
+    return f"{outcome_counts(results)} slowest {slowest:.1f} s"

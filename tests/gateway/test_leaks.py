@@ -30,9 +30,10 @@ How it judges, and why it can fail:
   5 MiB) and a wider bound (STRIPED_RSS_MIB over the STRIPED_ROUNDS judged
   ones): keeping one 4 MiB buffer per object adds 192 MiB. Measured over 22
   runs: local -13 to +35 MiB, rados -10 to +71 MiB. On the rados backend RSS
-  creeps up there with no plateau in sight (about 0.5 MiB per object over
-  320 objects: docs/testing.md), under the bound at this count but worth a
-  look.
+  climbs over the first tens of objects into a band about 90 MiB wide and
+  stays there: glibc's arenas, which librados allocates from, keep what
+  they freed (docs/reliability.md, "Memory of striped objects"); that is
+  why the bound is wide and the warm-up comes first.
 """
 import http.client
 import os

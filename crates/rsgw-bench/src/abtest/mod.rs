@@ -789,6 +789,7 @@ pub fn abba(per_side: usize) -> Vec<bool> {
 struct Snapshot {
     gateway_s: f64,
     own_s: f64,
+    ceph_s: f64,
     host: Option<gateway::HostCpu>,
     at: Instant,
 }
@@ -797,6 +798,7 @@ fn snapshot(running: &Running) -> Snapshot {
     Snapshot {
         gateway_s: running.cpu_seconds(),
         own_s: gateway::own_cpu_seconds(),
+        ceph_s: gateway::ceph_daemons_cpu_seconds(),
         host: gateway::host_cpu(),
         at: Instant::now(),
     }
@@ -1008,6 +1010,8 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
         let wall = (after.at - before.at).as_secs_f64().max(1e-9);
         let gw = after.gateway_s - before.gateway_s;
         let own = after.own_s - before.own_s;
+        // a daemon that stopped during the trial takes its time with it
+        let ceph = (after.ceph_s - before.ceph_s).max(0.0);
         let (busy_pct, steal_pct, others) = match (before.host, after.host) {
             (Some(h0), Some(h1)) if h1.total > h0.total => {
                 let total = (h1.total - h0.total) as f64;
@@ -1016,7 +1020,7 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
                 (
                     100.0 * busy / total,
                     100.0 * steal / total,
-                    ((busy / clock - gw - own) / wall).max(0.0),
+                    ((busy / clock - gw - own - ceph) / wall).max(0.0),
                 )
             }
             _ => (0.0, 0.0, 0.0),
@@ -1041,12 +1045,13 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
             client_cpu_s: own,
             host_busy_pct: busy_pct,
             steal_pct,
+            ceph_cores: ceph / wall,
             others_cores: others,
             loadavg: gateway::loadavg().unwrap_or(0.0),
         };
         let elapsed = started.elapsed().as_secs_f64();
         eprintln!(
-            "[{}/{}] {} trial {}: {:.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  {:.0} us CPU/op  errors {}  others {:.2} cores  steal {:.1}%  ({:.0} s, ~{:.0} s left)",
+            "[{}/{}] {} trial {}: {:.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  {:.0} us CPU/op  errors {}  ceph {:.2} cores  others {:.2} cores  steal {:.1}%  ({:.0} s, ~{:.0} s left)",
             i + 1,
             order.len(),
             side.side,
@@ -1056,6 +1061,7 @@ fn measure(args: &AbTestArgs) -> Result<Results, Box<dyn std::error::Error>> {
             t.p99_ms,
             t.cpu_us_per_op,
             t.errors,
+            t.ceph_cores,
             t.others_cores,
             t.steal_pct,
             elapsed,

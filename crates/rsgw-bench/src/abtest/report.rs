@@ -44,8 +44,14 @@ pub struct Trial {
     pub host_busy_pct: f64,
     /// Steal time, percent of all CPU time.
     pub steal_pct: f64,
+    /// CPUs' worth of time used by this host's Ceph daemons (ceph-osd,
+    /// ceph-mon, ceph-mgr), per second: the store of gateways on RADOS, not
+    /// the host's noise.
+    #[serde(default)]
+    pub ceph_cores: f64,
     /// CPUs' worth of time used by every other process: host busy time less
-    /// the gateways' and the load generator's, per second.
+    /// the gateways', the load generator's and the Ceph daemons', per
+    /// second.
     pub others_cores: f64,
     /// One-minute load average at the trial's end.
     pub loadavg: f64,
@@ -124,6 +130,10 @@ pub struct MetricResult {
 /// The host's noise over the trials.
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct Noise {
+    /// CPUs' worth of the Ceph daemons' time, mean over the trials (not
+    /// noise: see [`Trial::ceph_cores`]).
+    #[serde(default)]
+    pub ceph_cores_mean: f64,
     /// CPUs' worth of other processes' time, mean over the trials.
     pub others_cores_mean: f64,
     /// The same, the largest trial.
@@ -236,6 +246,7 @@ pub fn analyze(r: &mut Results) {
     let steal_max = t.iter().map(|t| t.steal_pct).fold(0.0, f64::max);
     let share = others_mean / r.host_cpus.max(1) as f64;
     r.noise = Noise {
+        ceph_cores_mean: mean(t.iter().map(|t| t.ceph_cores)),
         others_cores_mean: others_mean,
         others_cores_max: t.iter().map(|t| t.others_cores).fold(0.0, f64::max),
         others_cores_a: mean(t.iter().filter(|t| t.side == "A").map(|t| t.others_cores)),
@@ -336,7 +347,7 @@ fn summary(r: &Results) -> String {
     line
 }
 
-const TRIALS_HEADER: &str = "order,side,trial,seconds,ops,errors,ops_per_s,mb_per_s,p50_ms,p99_ms,gateway_cpu_s,cpu_us_per_op,client_cpu_s,host_busy_pct,steal_pct,others_cores,loadavg";
+const TRIALS_HEADER: &str = "order,side,trial,seconds,ops,errors,ops_per_s,mb_per_s,p50_ms,p99_ms,gateway_cpu_s,cpu_us_per_op,client_cpu_s,host_busy_pct,steal_pct,ceph_cores,others_cores,loadavg";
 
 /// Trials as CSV, header first.
 pub fn trials_csv(trials: &[Trial]) -> String {
@@ -345,7 +356,7 @@ pub fn trials_csv(trials: &[Trial]) -> String {
     for t in trials {
         let _ = writeln!(
             o,
-            "{},{},{},{:.3},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{:.2},{:.3},{:.1},{:.2},{:.3},{:.2}",
+            "{},{},{},{:.3},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{:.2},{:.3},{:.1},{:.2},{:.3},{:.3},{:.2}",
             t.order,
             t.side,
             t.trial,
@@ -361,6 +372,7 @@ pub fn trials_csv(trials: &[Trial]) -> String {
             t.client_cpu_s,
             t.host_busy_pct,
             t.steal_pct,
+            t.ceph_cores,
             t.others_cores,
             t.loadavg
         );
@@ -500,7 +512,7 @@ pub fn markdown(r: &Results, charts: &[String]) -> String {
     let n = &r.noise;
     let _ = writeln!(
         o,
-        "- **host noise: {}**. Processes other than the gateways and this load generator (on a colocated cluster, its daemons too) used {:.2} CPUs on average (at most {:.2} in a trial; {:.2} during A's trials, {:.2} during B's) of the {} this run could use; steal time {:.1}% on average (at most {:.1}%); the host was {:.0}% busy; load average up to {:.1}.",
+        "- **host noise: {}**. Processes other than the gateways, this load generator and the host's Ceph daemons used {:.2} CPUs on average (at most {:.2} in a trial; {:.2} during A's trials, {:.2} during B's) of the {} this run could use; steal time {:.1}% on average (at most {:.1}%); the host was {:.0}% busy; load average up to {:.1}. The Ceph daemons (ceph-osd, ceph-mon, ceph-mgr: the store of gateways on RADOS, not counted as noise) used {:.2} CPUs on average.",
         n.level,
         n.others_cores_mean,
         n.others_cores_max,
@@ -510,7 +522,8 @@ pub fn markdown(r: &Results, charts: &[String]) -> String {
         n.steal_pct_mean,
         n.steal_pct_max,
         n.host_busy_pct_mean,
-        n.loadavg_max
+        n.loadavg_max,
+        n.ceph_cores_mean
     );
     let noisy: Vec<String> = r
         .metrics
@@ -546,11 +559,11 @@ pub fn markdown(r: &Results, charts: &[String]) -> String {
     for c in charts.iter().filter(|c| c.ends_with(".svg")) {
         let _ = writeln!(o, "![trials and ratios]({c})\n");
     }
-    o.push_str("## Trials\n\n| # | side | trial | ops/s | MB/s | p50 ms | p99 ms | CPU us/op | errors | host busy % | steal % | others' CPUs |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    o.push_str("## Trials\n\n| # | side | trial | ops/s | MB/s | p50 ms | p99 ms | CPU us/op | errors | host busy % | steal % | Ceph daemons' CPUs | others' CPUs |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for t in &r.trials {
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.1} | {} | {:.0} | {:.1} | {:.2} |",
+            "| {} | {} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.1} | {} | {:.0} | {:.1} | {:.2} | {:.2} |",
             t.order,
             t.side,
             t.trial,
@@ -562,6 +575,7 @@ pub fn markdown(r: &Results, charts: &[String]) -> String {
             t.errors,
             t.host_busy_pct,
             t.steal_pct,
+            t.ceph_cores,
             t.others_cores
         );
     }
@@ -622,6 +636,7 @@ pub(crate) fn sample_results(per_side: usize) -> Results {
                 client_cpu_s: 0.4,
                 host_busy_pct: 80.0,
                 steal_pct: 0.0,
+                ceph_cores: 1.5,
                 others_cores: 0.1,
                 loadavg: 2.0,
             }
@@ -664,8 +679,10 @@ mod tests {
         assert!(c.ratio.contains(1.3), "{c:?}");
         let p50 = r.metrics[1].comparison.expect("p50");
         assert_eq!(p50.verdict, Verdict::NoDifference, "{p50:?}");
+        // a colocated cluster busy with the gateways' requests is not noise
         assert_eq!(r.noise.level, "quiet");
         assert!((r.noise.others_cores_mean - 0.1).abs() < 1e-9);
+        assert!((r.noise.ceph_cores_mean - 1.5).abs() < 1e-9);
         assert!(
             r.summary
                 .starts_with("ab-test B vs A, 8+8 trials, B/A: ops/s 1.3"),
@@ -685,6 +702,12 @@ mod tests {
         assert!(md.contains("| ops/s (ops/s, higher is better) |"), "{md}");
         assert!(
             md.contains("**B better**") && md.contains("![trials and ratios](abtest.svg)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("used 0.10 CPUs on average")
+                && md.contains("not counted as noise) used 1.50 CPUs on average")
+                && md.contains("| 0.0 | 1.50 | 0.10 |"),
             "{md}"
         );
         assert_eq!(md.matches("\n| ").count(), 2 + 4 + 16, "{md}");

@@ -422,6 +422,27 @@ pub fn own_cpu_seconds() -> f64 {
     process_cpu_ticks(std::process::id()).unwrap_or(0) as f64 / clock_ticks()
 }
 
+/// The Ceph daemons whose CPU time a benchmark on this host reports apart
+/// from the host's noise: on a colocated cluster they are the store the
+/// gateways under test use.
+pub const CEPH_DAEMONS: [&str; 3] = ["ceph-osd", "ceph-mon", "ceph-mgr"];
+
+/// CPU seconds used so far by the running [`CEPH_DAEMONS`] of this host
+/// (0 where there are none or /proc is unreadable).
+pub fn ceph_daemons_cpu_seconds() -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| CEPH_DAEMONS.contains(&c.trim_end()))
+        })
+        .filter_map(process_cpu_ticks)
+        .sum::<u64>() as f64
+        / clock_ticks()
+}
+
 /// The CPUs this process may run on, from /proc/self/status.
 pub fn allowed_cpus() -> Vec<usize> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -598,5 +619,38 @@ mod tests {
         );
         assert_eq!(parse_host_cpu("cpu0 1 2 3 4 5 6 7 8"), None);
         assert!(!allowed_cpus().is_empty());
+    }
+
+    #[test]
+    fn ceph_daemons_are_found_by_name() {
+        // a shell named ceph-osd (its command name is the link's), busy
+        let dir = std::env::temp_dir().join(format!("rsgw-ceph-daemons-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let fake = dir.join("ceph-osd");
+        let _ = std::fs::remove_file(&fake);
+        std::os::unix::fs::symlink("/bin/sh", &fake).expect("symlink");
+        let before = ceph_daemons_cpu_seconds();
+        let mut child = std::process::Command::new(&fake)
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .expect("spawn");
+        let tenth = (clock_ticks() / 10.0) as u64;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while process_cpu_ticks(child.id()).unwrap_or(0) < tenth
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let used = process_cpu_ticks(child.id()).unwrap_or(0) as f64 / clock_ticks();
+        let after = ceph_daemons_cpu_seconds();
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(used >= 0.1, "the busy shell used {used} s");
+        // real daemons on this host only add to the difference
+        assert!(
+            after - before >= used,
+            "{before} -> {after}, the fake used {used}"
+        );
     }
 }

@@ -196,6 +196,17 @@ AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_DEFAULT_REGION=us-east-1 \
   aws --endpoint-url "http://127.0.0.1:$port_a" s3 rb "s3://$bucket-cli" >/dev/null ||
   fail "aws s3 rb through rsgw-a"
 
+echo "== both in the cluster's service map (docs/deploy.md, In a Ceph cluster)"
+in_map() {
+  ceph service dump --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["services"].get("rgw", {}).get("daemons", {})
+print(sum(1 for v in d.values() if isinstance(v, dict) and v["metadata"].get("pool_prefix") == sys.argv[1]))' "$prefix"
+}
+for _ in $(seq 60); do [[ $(in_map) == 2 ]] && break; sleep 1; done
+[[ $(in_map) == 2 ]] || fail "ceph service dump lists $(in_map) of the two gateways"
+ceph -s | grep -q "rgw:" || fail "ceph -s has no rgw line"
+
 echo "== a public object under ab, through both"
 for p in "$port_a" "$port_b"; do
   out=$(ab -q -r -n 2000 -c 50 "http://127.0.0.1:$p/$bucket/public" 2>&1)

@@ -451,6 +451,10 @@ pub struct StoreConfig {
     pub client_name: String,
     /// rados: keyring file; empty uses the one ceph.conf names. Default empty.
     pub keyring: PathBuf,
+    /// rados: `rsgw serve` registers in the cluster's service map as an
+    /// `rgw` daemon, as radosgw does, so that `ceph -s`, `ceph service dump`
+    /// and the dashboard list it. Default true.
+    pub service_map: bool,
     /// Time limit of one store operation in milliseconds (rados: `rados_osd_op_timeout`
     /// and `rados_mon_op_timeout`; local: how long a write waits for the database
     /// lock). Default 30000.
@@ -473,6 +477,7 @@ impl Default for StoreConfig {
             ceph_conf: PathBuf::from("/etc/ceph/ceph.conf"),
             client_name: "client.rgw.rsgw".into(),
             keyring: PathBuf::new(),
+            service_map: true,
             op_timeout_ms: 30_000,
             inject_latency_ms: 0,
         }

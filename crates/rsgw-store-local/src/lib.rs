@@ -132,6 +132,10 @@ impl Store for LocalStore {
         "local"
     }
 
+    fn announce(&self, _: &str, _: &[(String, String)]) -> StoreResult<Option<String>> {
+        Ok(None)
+    }
+
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         let inner = self.inner.clone();
         let pool = pool.to_string();

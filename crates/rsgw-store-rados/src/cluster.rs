@@ -127,6 +127,54 @@ impl Inner {
         })
     }
 
+    /// Registers this client in the cluster's service map as daemon
+    /// `<instance id>` of `service` (radosgw's naming since Octopus), with
+    /// `metadata` beside what librados adds (hostname, kernel, CPU,
+    /// memory...). librados' beacons keep it there while the handle lives;
+    /// the manager drops it `mgr_service_beacon_grace` after they stop.
+    /// Returns the daemon's name.
+    pub(crate) fn register_service(
+        &self,
+        service: &str,
+        metadata: &[(String, String)],
+    ) -> StoreResult<String> {
+        // "key\0value\0...key\0value\0\0": pairs, then an empty key
+        let mut dict = Vec::new();
+        for (k, v) in metadata {
+            if k.is_empty() || k.contains('\0') || v.contains('\0') {
+                return Err(StoreError::InvalidArgument(format!(
+                    "service metadata {k:?}: an empty key or a NUL"
+                )));
+            }
+            dict.extend_from_slice(k.as_bytes());
+            dict.push(0);
+            dict.extend_from_slice(v.as_bytes());
+            dict.push(0);
+        }
+        dict.push(0);
+        // SAFETY: the cluster handle is connected and alive while `self` is.
+        let id = unsafe { ffi::rados_get_instance_id(self.cluster.0) }.to_string();
+        let (svc, daemon) = (cstring("service", service)?, cstring("daemon", &id)?);
+        // SAFETY: the handle is connected and thread-safe; `svc` and `daemon`
+        // are nul-terminated CStrings and `dict` a buffer ending in an empty
+        // key, all outliving the call (librados copies them).
+        let ret = unsafe {
+            ffi::rados_service_register(
+                self.cluster.0,
+                svc.as_ptr(),
+                daemon.as_ptr(),
+                dict.as_ptr().cast(),
+            )
+        };
+        if ret < 0 {
+            return Err(StoreError::Io(format!(
+                "cannot register as {service}.{id} in the service map: {}",
+                strerror(ret)
+            )));
+        }
+        Ok(id)
+    }
+
     pub(crate) fn full_pool_name(&self, pool: &str) -> String {
         format!("{}.{pool}", self.opts.pool_prefix)
     }

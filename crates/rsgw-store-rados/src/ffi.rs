@@ -55,6 +55,13 @@ unsafe extern "C" {
     pub fn rados_conf_read_file(cluster: rados_t, path: *const c_char) -> c_int;
     pub fn rados_conf_set(cluster: rados_t, option: *const c_char, value: *const c_char) -> c_int;
     pub fn rados_connect(cluster: rados_t) -> c_int;
+    pub fn rados_get_instance_id(cluster: rados_t) -> u64;
+    pub fn rados_service_register(
+        cluster: rados_t,
+        service: *const c_char,
+        daemon: *const c_char,
+        metadata_dict: *const c_char,
+    ) -> c_int;
     pub fn rados_shutdown(cluster: rados_t);
 
     pub fn rados_pool_create(cluster: rados_t, pool_name: *const c_char) -> c_int;

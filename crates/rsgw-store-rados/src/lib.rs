@@ -93,6 +93,14 @@ impl Store for RadosStore {
         "rados"
     }
 
+    fn announce(
+        &self,
+        service: &str,
+        metadata: &[(String, String)],
+    ) -> StoreResult<Option<String>> {
+        self.inner.register_service(service, metadata).map(Some)
+    }
+
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         let inner = self.inner.clone();
         let pool = pool.to_string();

@@ -25,6 +25,13 @@ impl Store for BlockingCalls {
     fn backend(&self) -> &'static str {
         self.0.backend()
     }
+    fn announce(
+        &self,
+        service: &str,
+        metadata: &[(String, String)],
+    ) -> StoreResult<Option<String>> {
+        self.0.announce(service, metadata)
+    }
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         self.0.create_pool_blocking(pool)
     }
@@ -117,6 +124,13 @@ impl Store for AddedLatency {
     fn backend(&self) -> &'static str {
         self.inner.backend()
     }
+    fn announce(
+        &self,
+        service: &str,
+        metadata: &[(String, String)],
+    ) -> StoreResult<Option<String>> {
+        self.inner.announce(service, metadata)
+    }
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         self.inner.create_pool(pool).await
     }
@@ -199,6 +213,9 @@ mod tests {
     impl Store for Forms {
         fn backend(&self) -> &'static str {
             "forms"
+        }
+        fn announce(&self, _: &str, _: &[(String, String)]) -> StoreResult<Option<String>> {
+            Ok(None)
         }
         async fn create_pool(&self, _: &str) -> StoreResult<()> {
             self.async_calls.fetch_add(1, Ordering::Relaxed);

@@ -52,6 +52,14 @@ pub trait Store: Send + Sync + 'static {
     /// Short name of the backend ("local", "rados"), for logs and reports.
     fn backend(&self) -> &'static str;
 
+    /// Announces this process to the store's cluster as a serving gateway,
+    /// with `metadata` (frontend, version...): `rados` registers it in the
+    /// cluster's service map as a daemon of `service` ("rgw"), as radosgw
+    /// does, and returns the daemon's name; a store without a cluster has
+    /// no one to tell (`None`). Blocking; called once by `rsgw serve`.
+    fn announce(&self, service: &str, metadata: &[(String, String)])
+    -> StoreResult<Option<String>>;
+
     /// Creates a pool if it does not exist yet; succeeds if it already does.
     async fn create_pool(&self, pool: &str) -> StoreResult<()>;
     /// Blocking form of [`Store::create_pool`].

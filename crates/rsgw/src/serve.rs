@@ -92,6 +92,15 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
     rsgw_frontend::run(&cfg, move |mode| async move {
         let gw = crate::store::open_gateway(&c).await?;
         tracing::info!(backend = gw.store().backend(), "store open");
+        if c.store.service_map {
+            match gw.store().announce("rgw", &service_metadata(&c)) {
+                Ok(Some(daemon)) => {
+                    tracing::info!(%daemon, "registered in the service map as rgw.{daemon}");
+                }
+                Ok(None) => {}
+                Err(error) => tracing::warn!(%error, "not registered in the service map"),
+            }
+        }
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
         // the rate limits are read now, under the watch, so that no request
         // waits for that store read (they stay cached until a change)
@@ -115,6 +124,30 @@ fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
     })?;
     drop(watch.lock().unwrap_or_else(PoisonError::into_inner).take());
     Ok(())
+}
+
+/// What `rsgw serve` tells the cluster's service map about itself, under
+/// radosgw's keys where it has them (`id`, `frontend_type#0`,
+/// `frontend_config#0`, `zonegroup_name`); librados adds the host's.
+fn service_metadata(cfg: &Config) -> Vec<(String, String)> {
+    let client = &cfg.store.client_name;
+    let f = &cfg.frontend;
+    let mut frontend = format!("rsgw endpoint={}", f.endpoints.join(","));
+    if !f.ssl_endpoints.is_empty() {
+        frontend.push_str(&format!(" ssl_endpoint={}", f.ssl_endpoints.join(",")));
+    }
+    [
+        ("id", client.strip_prefix("client.").unwrap_or(client)),
+        ("frontend_type#0", "rsgw"),
+        ("frontend_config#0", &frontend),
+        ("rsgw_version", env!("CARGO_PKG_VERSION")),
+        ("zonegroup_name", &cfg.s3.zonegroup),
+        ("pool_prefix", &cfg.store.pool_prefix),
+        ("cpuset", &cfg.cpu.cpuset),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 /// Runs a lifecycle pass every `every`, when no other instance runs one.

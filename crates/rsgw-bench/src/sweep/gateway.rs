@@ -427,17 +427,26 @@ pub fn own_cpu_seconds() -> f64 {
 /// gateways under test use.
 pub const CEPH_DAEMONS: [&str; 3] = ["ceph-osd", "ceph-mon", "ceph-mgr"];
 
-/// CPU seconds used so far by the running [`CEPH_DAEMONS`] of this host
-/// (0 where there are none or /proc is unreadable).
-pub fn ceph_daemons_cpu_seconds() -> f64 {
+/// The pids of this host's running [`CEPH_DAEMONS`], found by command name
+/// (none where /proc is unreadable).
+pub fn ceph_daemon_pids() -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0.0;
+        return Vec::new();
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .is_ok_and(|c| CEPH_DAEMONS.contains(&c.trim_end()))
         })
+        .collect()
+}
+
+/// CPU seconds used so far by the running [`CEPH_DAEMONS`] of this host. A
+/// daemon that exits (a parent that forked to daemonize, an OSD stopped)
+/// takes its time with it: differences between two readings can shrink.
+pub fn ceph_daemons_cpu_seconds() -> f64 {
+    ceph_daemon_pids()
+        .into_iter()
         .filter_map(process_cpu_ticks)
         .sum::<u64>() as f64
         / clock_ticks()
@@ -629,7 +638,6 @@ mod tests {
         let fake = dir.join("ceph-osd");
         let _ = std::fs::remove_file(&fake);
         std::os::unix::fs::symlink("/bin/sh", &fake).expect("symlink");
-        let before = ceph_daemons_cpu_seconds();
         let mut child = std::process::Command::new(&fake)
             .args(["-c", "while :; do :; done"])
             .spawn()
@@ -642,15 +650,14 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let used = process_cpu_ticks(child.id()).unwrap_or(0) as f64 / clock_ticks();
-        let after = ceph_daemons_cpu_seconds();
+        let (pids, total) = (ceph_daemon_pids(), ceph_daemons_cpu_seconds());
         let _ = child.kill();
         let _ = child.wait();
         let _ = std::fs::remove_dir_all(&dir);
         assert!(used >= 0.1, "the busy shell used {used} s");
-        // real daemons on this host only add to the difference
-        assert!(
-            after - before >= used,
-            "{before} -> {after}, the fake used {used}"
-        );
+        assert!(pids.contains(&child.id()), "{pids:?}");
+        assert!(!pids.contains(&std::process::id()), "{pids:?}");
+        // the real daemons of this host, if any, only add to it
+        assert!(total >= used, "{total} s in all, the fake used {used}");
     }
 }

@@ -8,11 +8,11 @@ import json
 import pathlib
 import shutil
 import subprocess
-import time
 import urllib.request
 
 import pytest
 
+from helpers import wait_for
 from rsgw_gateway import free_port
 
 # may run beside other tests (tests/run.sh): changes no shared user, setting
@@ -43,16 +43,6 @@ def api(port, path):
         body = json.load(r)
     assert body["status"] == "success", body
     return body["data"]
-
-
-def wait_for(what, check, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"no {what} after {timeout} s"
-        time.sleep(0.5)
 
 
 @pytest.fixture

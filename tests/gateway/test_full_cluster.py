@@ -24,6 +24,7 @@ import botocore.config
 import botocore.exceptions
 import pytest
 
+from helpers import ceph
 from rsgw_gateway import Gateway, remove_pools
 
 AK, SK = os.environ.get("ALICE_AK", ""), os.environ.get("ALICE_SK", "")
@@ -33,12 +34,6 @@ ANSWER_S = 5
 DISK_MIB = 24
 RESERVE_MIB = 2
 MIB = 1 << 20
-
-
-def ceph(*args):
-    r = subprocess.run(["ceph", *args], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, f"ceph {' '.join(args)}: {r.stderr}"
-    return r.stdout
 
 
 def pool_flags(pool):

@@ -31,6 +31,7 @@ import uuid
 
 import pytest
 
+from helpers import ceph
 from targets import store_of
 
 RSGW = os.environ.get("RSGW_BIN", "rsgw")
@@ -42,12 +43,6 @@ OSD_FAILURES = 2000
 # head read, head write, index read and write, GC log entries): each may
 # wait up to DELAY on the way out and on the way back
 ROUND_TRIPS = 6
-
-
-def ceph(*args):
-    r = subprocess.run(["ceph", *args], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, f"ceph {' '.join(args)}: {r.stderr}"
-    return r.stdout
 
 
 def osds_all_up(limit=120):

@@ -9,12 +9,11 @@ Other tests' gateways register too, so this one finds its own by their
 pool prefix in the metadata."""
 import json
 import os
-import subprocess
-import time
 import uuid
 
 import pytest
 
+from helpers import ceph, wait_for
 from rsgw_gateway import Gateway, remove_pools
 
 AK, SK = os.environ.get("ALICE_AK", ""), os.environ.get("ALICE_SK", "")
@@ -25,28 +24,12 @@ APPEAR_S = 60
 GONE_S = GRACE_S + 60
 
 
-def ceph(*args):
-    r = subprocess.run(["ceph", *args], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, f"ceph {' '.join(args)}: {r.stderr}"
-    return r.stdout
-
-
 def ours(prefix):
     """Our gateways' entries in the service map: {daemon name: entry}."""
     dump = json.loads(ceph("service", "dump", "--format", "json"))
     daemons = dump["services"].get("rgw", {}).get("daemons", {})
     return {name: d for name, d in daemons.items()
             if isinstance(d, dict) and d.get("metadata", {}).get("pool_prefix") == prefix}
-
-
-def wait_for(what, check, limit):
-    t0 = time.monotonic()
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() - t0 < limit, f"{what}: not within {limit} s"
-        time.sleep(1)
 
 
 @pytest.mark.concurrent
@@ -61,8 +44,8 @@ def test_gateways_are_listed_while_they_run_and_not_after(t, tmp_path):
     try:
         for g in gws:
             g.start()
-        listed = wait_for("both gateways in `ceph service dump`", lambda: len(ours(prefix)) >= 2 and ours(prefix),
-                          APPEAR_S)
+        listed = wait_for("two gateways in `ceph service dump`",
+                          lambda: len(found := ours(prefix)) >= 2 and found, APPEAR_S)
         # each under the name its log gives, radosgw's metadata keys set
         names = set()
         for g in gws[:2]:

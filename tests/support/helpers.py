@@ -1,5 +1,7 @@
-"""Small helpers shared by the S3 client tests."""
+"""Small helpers shared by the S3 client tests and the gateway tests."""
 import http.client
+import subprocess
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -37,3 +39,21 @@ def raw_request(endpoint, method, path, body=None, headers=None, timeout=15):
         return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
     finally:
         conn.close()
+
+
+def ceph(*args):
+    """Runs a `ceph` command against $CEPH_CONF's cluster; its stdout."""
+    r = subprocess.run(["ceph", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"ceph {' '.join(args)}: {r.stderr}"
+    return r.stdout
+
+
+def wait_for(what, check, timeout=60):
+    """`check()`'s first true value, polled every 0.5 s for `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"no {what} after {timeout} s"
+        time.sleep(0.5)

@@ -16,9 +16,9 @@ pub struct CephConfImport {
     pub ignored: Vec<String>,
 }
 
-/// Reads the sections `[global]`, `[client]` and `[NAME]` of a ceph.conf
-/// (later ones win, as in Ceph) and applies radosgw's settings to `cfg`:
-/// `rgw_frontends` (beast `port`, `endpoint`, `tcp_nodelay`,
+/// The radosgw options rsgw takes (from ceph.conf, [`import_radosgw`], or
+/// from the monitors' central config, [`crate::monitor_layer`]), and what
+/// each sets: `rgw_frontends` (beast `port`, `endpoint`, `tcp_nodelay`,
 /// `max_connection_backlog`, `request_timeout_ms`, `max_header_size`,
 /// `so_reuseport`, `ssl_port`, `ssl_endpoint`, `ssl_certificate`,
 /// `ssl_private_key`), `rgw_thread_pool_size`, `rgw_max_concurrent_requests`,
@@ -28,8 +28,33 @@ pub struct CephConfImport {
 /// `rgw_dns_s3website_name` (with `rgw_enable_static_website = true`: the
 /// website endpoint is off in radosgw otherwise), `rgw_ops_log_file_path`
 /// (with `rgw_enable_ops_log = true`), `rgw_crypt_require_ssl`,
-/// `rgw_crypt_s3_kms_encryption_keys`. The store becomes the
-/// rados backend on that file as that client.
+/// `rgw_crypt_s3_kms_encryption_keys`, `rgw_zonegroup`,
+/// `rgw_multi_obj_del_max_aio`, `rgw_lc_debug_interval`.
+pub const RADOSGW_OPTIONS: [&str; 18] = [
+    "rgw_frontends",
+    "rgw_thread_pool_size",
+    "rgw_max_concurrent_requests",
+    "rgw_dns_name",
+    "rgw_dns_s3website_name",
+    "rgw_enable_static_website",
+    "rgw_enable_ops_log",
+    "rgw_ops_log_file_path",
+    "rgw_zonegroup",
+    "rgw_max_chunk_size",
+    "rgw_obj_stripe_size",
+    "rgw_max_put_size",
+    "rgw_multipart_min_part_size",
+    "rgw_override_bucket_index_max_shards",
+    "rgw_multi_obj_del_max_aio",
+    "rgw_lc_debug_interval",
+    "rgw_crypt_require_ssl",
+    "rgw_crypt_s3_kms_encryption_keys",
+];
+
+/// Reads the sections `[global]`, `[client]` and `[NAME]` of a ceph.conf
+/// (later ones win, as in Ceph) and applies radosgw's settings to `cfg`
+/// ([`RADOSGW_OPTIONS`]). The store becomes the rados backend on that file
+/// as that client.
 pub fn import_radosgw(
     cfg: &mut Config,
     path: &Path,
@@ -39,7 +64,20 @@ pub fn import_radosgw(
         path: path.to_path_buf(),
         source,
     })?;
-    let options = section_options(&text, name);
+    let out = apply_radosgw(cfg, section_options(&text, name))?;
+    cfg.store.backend = Backend::Rados;
+    cfg.store.ceph_conf = path.to_path_buf();
+    cfg.store.client_name = name.to_string();
+    cfg.validate()?;
+    Ok(out)
+}
+
+/// Applies radosgw's `(option, value)` settings to `cfg`, in order (see
+/// [`RADOSGW_OPTIONS`]); other `rgw_` options are listed as ignored.
+pub(crate) fn apply_radosgw(
+    cfg: &mut Config,
+    options: Vec<(String, String)>,
+) -> Result<CephConfImport, ConfigError> {
     let bad = |key: &'static str, message: String| ConfigError::Value { key, message };
     let mut out = CephConfImport::default();
     // radosgw serves websites only with both set, whatever their order
@@ -142,10 +180,6 @@ pub fn import_radosgw(
             .push(("rgw_enable_ops_log".into(), "false".into())),
         (None, _) => {}
     }
-    cfg.store.backend = Backend::Rados;
-    cfg.store.ceph_conf = path.to_path_buf();
-    cfg.store.client_name = name.to_string();
-    cfg.validate()?;
     Ok(out)
 }
 

@@ -9,13 +9,15 @@
 mod ceph_conf;
 mod cpuset;
 mod crypt;
+mod monitors;
 mod overrides;
 
 use std::path::{Path, PathBuf};
 
-pub use ceph_conf::{CephConfImport, import_radosgw};
+pub use ceph_conf::{CephConfImport, RADOSGW_OPTIONS, import_radosgw};
 pub use cpuset::CpuSet;
 pub use crypt::CryptConfig;
+pub use monitors::{Difference, MonitorLayer, monitor_layer, monitor_options};
 pub use overrides::Override;
 
 use serde::{Deserialize, Serialize};
@@ -455,6 +457,17 @@ pub struct StoreConfig {
     /// `rgw` daemon, as radosgw does, so that `ceph -s`, `ceph service dump`
     /// and the dashboard list it. Default true.
     pub service_map: bool,
+    /// rados: take radosgw's settings for `client_name` from the monitors'
+    /// central config (`ceph config set client.rgw.rsgw
+    /// rgw_thread_pool_size 64`) under the file, the environment and
+    /// `--set`, as radosgw puts them under its ceph.conf and command line;
+    /// `max_concurrent_requests` follows changes live, other keys at the
+    /// next start. Default true.
+    pub central_config: bool,
+    /// rados: how often `rsgw serve` looks for changes the monitors pushed
+    /// to its client (a memory read, no round trip), in milliseconds; 0
+    /// reads the central config at start only. Default 1000.
+    pub central_config_poll_ms: u64,
     /// Time limit of one store operation in milliseconds (rados: `rados_osd_op_timeout`
     /// and `rados_mon_op_timeout`; local: how long a write waits for the database
     /// lock). Default 30000.
@@ -478,6 +491,8 @@ impl Default for StoreConfig {
             client_name: "client.rgw.rsgw".into(),
             keyring: PathBuf::new(),
             service_map: true,
+            central_config: true,
+            central_config_poll_ms: 1000,
             op_timeout_ms: 30_000,
             inject_latency_ms: 0,
         }

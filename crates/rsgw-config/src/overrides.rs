@@ -8,7 +8,7 @@ use crate::{Config, ConfigError};
 
 /// The sections a key can live in; an environment variable whose first
 /// word is not one of them (`RSGW_LOG`, say) is not a config key.
-const SECTIONS: [&str; 5] = ["frontend", "pool", "cpu", "s3", "store"];
+const SECTIONS: [&str; 7] = ["frontend", "pool", "cpu", "s3", "store", "ops_log", "crypt"];
 
 /// One `section.key = value` applied over the configuration file.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +51,12 @@ impl Override {
             .into_iter()
             .filter_map(|(name, value)| {
                 let rest = name.strip_prefix("RSGW_")?.to_ascii_lowercase();
-                let (section, key) = rest.split_once('_')?;
-                (SECTIONS.contains(&section) && !key.is_empty()).then(|| Override {
+                // a section's name may hold an underscore (ops_log)
+                let (section, key) = SECTIONS.iter().find_map(|s| {
+                    let key = rest.strip_prefix(s)?.strip_prefix('_')?;
+                    Some((s, key))
+                })?;
+                (!key.is_empty()).then(|| Override {
                     key: format!("{section}.{key}"),
                     value,
                     origin: name,
@@ -68,6 +72,17 @@ impl Config {
     /// Reads `path` (or starts from the defaults) and applies `overrides` in
     /// order; unknown keys and wrong types are errors naming their origin.
     pub fn load_with(path: Option<&Path>, overrides: &[Override]) -> Result<Self, ConfigError> {
+        Self::load_layered(&[], path, overrides)
+    }
+
+    /// [`Config::load_with`] over a layer of keys under the file (`base`:
+    /// the monitors' central config, [`crate::monitor_layer`]): a key the
+    /// file or an override sets keeps their value.
+    pub fn load_layered(
+        base: &[Override],
+        path: Option<&Path>,
+        overrides: &[Override],
+    ) -> Result<Self, ConfigError> {
         let (text, origin) = match path {
             Some(p) => (
                 std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
@@ -78,7 +93,7 @@ impl Config {
             ),
             None => (String::new(), Path::new("(defaults)").to_path_buf()),
         };
-        let mut table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        let file: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
             path: origin.clone(),
             message: e.to_string(),
         })?;
@@ -87,6 +102,22 @@ impl Config {
                 .try_into()
                 .map_err(|e: toml::de::Error| e.to_string())
         };
+        let mut table = toml::Table::new();
+        for o in base {
+            apply(&mut table, o)?;
+            decode(&table).map_err(|message| ConfigError::Override {
+                origin: o.origin.clone(),
+                message,
+            })?;
+        }
+        for (section, value) in file {
+            match (table.get_mut(&section), value) {
+                (Some(toml::Value::Table(under)), toml::Value::Table(over)) => under.extend(over),
+                (_, value) => {
+                    table.insert(section, value);
+                }
+            }
+        }
         // decoded after each step, so that an error names the file or the
         // override that brought it
         let mut cfg = decode(&table).map_err(|message| ConfigError::Parse {
@@ -178,15 +209,61 @@ mod tests {
     }
 
     #[test]
+    fn the_base_layer_lies_under_the_file_and_the_overrides() {
+        let dir = std::env::temp_dir().join(format!("rsgw-base-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = dir.join("rsgw.toml");
+        std::fs::write(&file, "[pool]\nqueue_size = 5\n").expect("write");
+        let base = |arg: &str| Override {
+            origin: "the monitors".into(),
+            ..set(arg)
+        };
+        let cfg = Config::load_layered(
+            &[
+                base("pool.thread_pool_size=7"),
+                base("pool.queue_size=9"),
+                base("pool.max_concurrent_requests=3"),
+                base("ops_log.files=2"),
+            ],
+            Some(&file),
+            &[set("pool.max_concurrent_requests=4")],
+        )
+        .expect("loads");
+        assert_eq!(cfg.pool.thread_pool_size, 7, "the base's, set nowhere else");
+        assert_eq!(cfg.pool.queue_size, 5, "the file's over the base's");
+        assert_eq!(cfg.pool.max_concurrent_requests, 4, "--set over the base's");
+        assert_eq!(cfg.ops_log.files, 2);
+        let e = Config::load_layered(&[base("pool.thread_pool_size=many")], Some(&file), &[])
+            .expect_err("a bad base value")
+            .to_string();
+        assert!(e.contains("the monitors"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
     fn environment_names_map_to_keys() {
         let o = Override::from_env([
             ("RSGW_LOG".into(), "debug".into()),
             ("RSGW_STORE_BACKEND".into(), "rados".into()),
             ("RSGW_FRONTEND_MAX_CONNECTIONS".into(), "100".into()),
+            ("RSGW_OPS_LOG_PATH".into(), "/var/log/ops.log".into()),
+            ("RSGW_CRYPT_REQUIRE_SSL".into(), "false".into()),
+            ("RSGW_OPS".into(), "x".into()),
             ("HOME".into(), "/root".into()),
         ]);
         let keys: Vec<&str> = o.iter().map(|o| o.key.as_str()).collect();
-        assert_eq!(keys, ["frontend.max_connections", "store.backend"]);
+        assert_eq!(
+            keys,
+            [
+                "crypt.require_ssl",
+                "frontend.max_connections",
+                "ops_log.path",
+                "store.backend"
+            ]
+        );
+        let cfg = Config::load_with(None, &o).expect("every section takes overrides");
+        assert_eq!(cfg.ops_log.path, "/var/log/ops.log");
+        assert!(!cfg.crypt.require_ssl);
     }
 
     #[test]

@@ -136,6 +136,10 @@ impl Store for LocalStore {
         Ok(None)
     }
 
+    fn settings(&self, _: &[&str]) -> StoreResult<Option<Vec<(String, String)>>> {
+        Ok(None)
+    }
+
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         let inner = self.inner.clone();
         let pool = pool.to_string();

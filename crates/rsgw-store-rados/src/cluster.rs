@@ -65,16 +65,11 @@ fn cstring(what: &str, s: &str) -> StoreResult<CString> {
     CString::new(s).map_err(|_| StoreError::InvalidArgument(format!("{what} contains NUL")))
 }
 
-impl Inner {
-    pub(crate) fn connect(opts: RadosOptions) -> StoreResult<Self> {
-        let unavailable = |what: &str, ret: i32| {
-            StoreError::Unavailable(format!(
-                "{what} (ceph.conf {}, client {}): {}",
-                opts.ceph_conf.display(),
-                opts.client_name,
-                strerror(ret)
-            ))
-        };
+impl Cluster {
+    /// A handle configured from `opts` (its ceph.conf, client name,
+    /// keyring and timeouts), not connected yet.
+    pub(crate) fn configured(opts: &RadosOptions) -> StoreResult<Arc<Self>> {
+        let unavailable = |what: &str, ret: i32| unavailable(opts, what, ret);
         let name = cstring("client name", &opts.client_name)?;
         let mut raw: ffi::rados_t = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; the cluster and client names are
@@ -115,16 +110,81 @@ impl Inner {
                 return Err(unavailable(&format!("cannot set {key}={value}"), ret));
             }
         }
-        // SAFETY: `raw` is a live, configured handle used by this thread only.
-        let ret = unsafe { ffi::rados_connect(raw) };
+        Ok(cluster)
+    }
+
+    /// Connects a handle from [`Cluster::configured`]; librados fetches the
+    /// monitors' central config for the client as it does.
+    pub(crate) fn connect(self: Arc<Self>, opts: &RadosOptions) -> StoreResult<Arc<Self>> {
+        // SAFETY: a configured handle not shared yet (the caller owns the
+        // only `Arc`), used by this thread only until it returns.
+        let ret = unsafe { ffi::rados_connect(self.0) };
         if ret < 0 {
-            return Err(unavailable("cannot connect to the cluster", ret));
+            return Err(unavailable(opts, "cannot connect to the cluster", ret));
         }
+        Ok(self)
+    }
+
+    /// An option's value as the client holds it (`rados_conf_get`): its
+    /// ceph.conf's over the monitors' over the default.
+    pub(crate) fn conf_get(&self, option: &str) -> StoreResult<String> {
+        let name = cstring("option", option)?;
+        let mut len = 256;
+        loop {
+            let mut buf = vec![0u8; len];
+            // SAFETY: the handle is alive while `self` is, and reading its
+            // configuration is thread-safe (librados locks it); `name` is a
+            // nul-terminated CString and `buf` a writable buffer of `len`
+            // bytes, both outliving the call.
+            let ret =
+                unsafe { ffi::rados_conf_get(self.0, name.as_ptr(), buf.as_mut_ptr().cast(), len) };
+            if ret == -libc::ENAMETOOLONG && len < 1 << 20 {
+                len *= 4;
+                continue;
+            }
+            if ret < 0 {
+                return Err(StoreError::InvalidArgument(format!(
+                    "configuration option {option}: {}",
+                    strerror(ret)
+                )));
+            }
+            let value = CStr::from_bytes_until_nul(&buf)
+                .map_err(|_| StoreError::Io(format!("{option}: an unterminated value")))?;
+            return Ok(value.to_string_lossy().into_owned());
+        }
+    }
+
+    /// `(option, value)` for each of `options` ([`Cluster::conf_get`]).
+    pub(crate) fn values(&self, options: &[&str]) -> StoreResult<Vec<(String, String)>> {
+        options
+            .iter()
+            .map(|o| Ok((o.to_string(), self.conf_get(o)?)))
+            .collect()
+    }
+}
+
+fn unavailable(opts: &RadosOptions, what: &str, ret: i32) -> StoreError {
+    StoreError::Unavailable(format!(
+        "{what} (ceph.conf {}, client {}): {}",
+        opts.ceph_conf.display(),
+        opts.client_name,
+        strerror(ret)
+    ))
+}
+
+impl Inner {
+    pub(crate) fn connect(opts: RadosOptions) -> StoreResult<Self> {
+        let cluster = Cluster::configured(&opts)?.connect(&opts)?;
         Ok(Inner {
             opts,
             cluster,
             ioctxs: RwLock::new(HashMap::new()),
         })
+    }
+
+    /// The client's current values of `options` ([`Cluster::values`]).
+    pub(crate) fn settings(&self, options: &[&str]) -> StoreResult<Vec<(String, String)>> {
+        self.cluster.values(options)
     }
 
     /// Registers this client in the cluster's service map as daemon

@@ -54,6 +54,12 @@ unsafe extern "C" {
     ) -> c_int;
     pub fn rados_conf_read_file(cluster: rados_t, path: *const c_char) -> c_int;
     pub fn rados_conf_set(cluster: rados_t, option: *const c_char, value: *const c_char) -> c_int;
+    pub fn rados_conf_get(
+        cluster: rados_t,
+        option: *const c_char,
+        buf: *mut c_char,
+        len: usize,
+    ) -> c_int;
     pub fn rados_connect(cluster: rados_t) -> c_int;
     pub fn rados_get_instance_id(cluster: rados_t) -> u64;
     pub fn rados_service_register(

@@ -79,6 +79,29 @@ impl RadosStore {
     }
 }
 
+/// radosgw's options as a client sees them: before it connects, from its
+/// ceph.conf and the defaults (`local`), and once connected, with the
+/// monitors' central config under ceph.conf (`connected`, Ceph's own
+/// precedence). An option whose two values differ was set in the monitors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientSettings {
+    /// `(option, value)` from ceph.conf and the defaults.
+    pub local: Vec<(String, String)>,
+    /// `(option, value)` once connected, in the same order.
+    pub connected: Vec<(String, String)>,
+}
+
+/// Connects as `opts` says to read `options` before and after the
+/// monitors' central config applies ([`ClientSettings`]), then disconnects:
+/// `rsgw serve` reads them so before it sizes its threads (blocking; at
+/// most about `op_timeout`).
+pub fn client_settings(opts: &RadosOptions, options: &[&str]) -> StoreResult<ClientSettings> {
+    let cluster = cluster::Cluster::configured(opts)?;
+    let local = cluster.values(options)?;
+    let connected = cluster.connect(opts)?.values(options)?;
+    Ok(ClientSettings { local, connected })
+}
+
 async fn off_thread<T: Send + 'static>(
     f: impl FnOnce() -> StoreResult<T> + Send + 'static,
 ) -> StoreResult<T> {
@@ -99,6 +122,10 @@ impl Store for RadosStore {
         metadata: &[(String, String)],
     ) -> StoreResult<Option<String>> {
         self.inner.register_service(service, metadata).map(Some)
+    }
+
+    fn settings(&self, options: &[&str]) -> StoreResult<Option<Vec<(String, String)>>> {
+        self.inner.settings(options).map(Some)
     }
 
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {

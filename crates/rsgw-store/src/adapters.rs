@@ -32,6 +32,9 @@ impl Store for BlockingCalls {
     ) -> StoreResult<Option<String>> {
         self.0.announce(service, metadata)
     }
+    fn settings(&self, options: &[&str]) -> StoreResult<Option<Vec<(String, String)>>> {
+        self.0.settings(options)
+    }
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         self.0.create_pool_blocking(pool)
     }
@@ -131,6 +134,9 @@ impl Store for AddedLatency {
     ) -> StoreResult<Option<String>> {
         self.inner.announce(service, metadata)
     }
+    fn settings(&self, options: &[&str]) -> StoreResult<Option<Vec<(String, String)>>> {
+        self.inner.settings(options)
+    }
     async fn create_pool(&self, pool: &str) -> StoreResult<()> {
         self.inner.create_pool(pool).await
     }
@@ -215,6 +221,9 @@ mod tests {
             "forms"
         }
         fn announce(&self, _: &str, _: &[(String, String)]) -> StoreResult<Option<String>> {
+            Ok(None)
+        }
+        fn settings(&self, _: &[&str]) -> StoreResult<Option<Vec<(String, String)>>> {
             Ok(None)
         }
         async fn create_pool(&self, _: &str) -> StoreResult<()> {

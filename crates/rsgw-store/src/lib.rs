@@ -60,6 +60,13 @@ pub trait Store: Send + Sync + 'static {
     fn announce(&self, service: &str, metadata: &[(String, String)])
     -> StoreResult<Option<String>>;
 
+    /// The current values of the cluster client's configuration `options`
+    /// (`rgw_thread_pool_size`...), as the client holds them: `rados` gives
+    /// what its ceph.conf sets over the monitors' central config, which the
+    /// monitors push to it while it runs; a store without a cluster has no
+    /// such settings (`None`). A memory read, no round trip.
+    fn settings(&self, options: &[&str]) -> StoreResult<Option<Vec<(String, String)>>>;
+
     /// Creates a pool if it does not exist yet; succeeds if it already does.
     async fn create_pool(&self, pool: &str) -> StoreResult<()>;
     /// Blocking form of [`Store::create_pool`].

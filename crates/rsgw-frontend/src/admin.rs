@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 
-use crate::admission::Waiting;
+use crate::admission::Admission;
 use crate::metrics::{Metrics, Observed};
 
 /// Reads the pool's total busy time in seconds.
@@ -33,8 +33,8 @@ pub struct AdminState {
     pub threads: usize,
     /// The pool's busy time.
     pub busy_seconds: BusySeconds,
-    /// The admission queue's length.
-    pub admission_waiting: Arc<Waiting>,
+    /// The admission gate: its limit and queue.
+    pub admission: Arc<Admission>,
     /// The handler's metrics.
     pub handler_metrics: HandlerMetrics,
     /// Set once the instance drains: `/health` answers 503 so load
@@ -121,7 +121,8 @@ fn respond(state: &AdminState, req: &Request<Incoming>) -> Response<Full<Bytes>>
                 mode: state.mode,
                 threads: state.threads,
                 pool_busy_seconds: (state.busy_seconds)(),
-                admission_waiting: state.admission_waiting.get(),
+                admission_waiting: state.admission.waiting().get(),
+                admission_limit: state.admission.limit(),
             });
             (state.handler_metrics)(&mut out);
             text(StatusCode::OK, out, "text/plain; version=0.0.4")

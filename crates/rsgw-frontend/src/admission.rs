@@ -2,6 +2,7 @@
 //! (radosgw's `rgw_max_concurrent_requests`). The next one is answered
 //! `503 SlowDown` at once, before authentication, or, with
 //! `admission = "queue"`, waits in a bounded queue for a bounded time.
+//! The limit can change while requests run ([`Admission::set_limit`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -67,9 +68,19 @@ impl Drop for QueuePlace {
     }
 }
 
+/// Why [`Admission::set_limit`] refused a new limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LimitChange {
+    /// From or to 0 (no limit): the gate is made, or left out, at start.
+    #[error("max_concurrent_requests to or from 0 (unlimited) takes a restart")]
+    Unlimited,
+}
+
 /// The admission gate shared by every connection of an instance.
 pub struct Admission {
     slots: Option<Arc<Semaphore>>,
+    /// The limit now (0: unlimited); the semaphore follows it.
+    limit: std::sync::Mutex<usize>,
     policy: Policy,
     waiting: Arc<Waiting>,
 }
@@ -84,9 +95,56 @@ impl Admission {
     pub fn new(limit: usize, policy: Policy) -> Self {
         Admission {
             slots: (limit > 0).then(|| Arc::new(Semaphore::new(limit))),
+            limit: std::sync::Mutex::new(limit),
             policy,
             waiting: Arc::default(),
         }
+    }
+
+    /// The limit now (0: unlimited).
+    pub fn limit(&self) -> usize {
+        *self
+            .limit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Changes the limit while requests run. A raise admits more at once;
+    /// a cut takes effect as running requests finish: the slots it removes
+    /// are claimed ahead of new requests (which get `503 SlowDown`, or
+    /// wait in the queue) and retired. Must be called inside the runtime
+    /// (a cut waits in a task of its own).
+    pub fn set_limit(&self, limit: usize) -> Result<(), LimitChange> {
+        let mut now = self
+            .limit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(slots) = &self.slots else {
+            return if limit == 0 {
+                Ok(())
+            } else {
+                Err(LimitChange::Unlimited)
+            };
+        };
+        if limit == 0 {
+            return Err(LimitChange::Unlimited);
+        }
+        if limit > *now {
+            slots.add_permits(limit - *now);
+        } else if limit < *now {
+            // at most Semaphore::MAX_PERMITS, as the limit itself
+            let cut = u32::try_from(*now - limit).unwrap_or(u32::MAX);
+            let slots = slots.clone();
+            tokio::spawn(async move {
+                // tokio's semaphore hands freed permits to its waiters in
+                // order, so this claim is served before later requests
+                if let Ok(p) = slots.acquire_many_owned(cut).await {
+                    p.forget();
+                }
+            });
+        }
+        *now = limit;
+        Ok(())
     }
 
     /// The queue's length, for metrics to observe.
@@ -144,6 +202,46 @@ mod tests {
         assert_eq!(a.waiting().get(), 0, "reject mode never queues");
         drop(one);
         assert!(a.admit().await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_limit_changes_while_requests_run() {
+        let a = Admission::new(2, Policy::Reject);
+        let first = a.admit().await.expect("1 of 2");
+        let second = a.admit().await.expect("2 of 2");
+        assert_eq!(a.admit().await.err(), Some(Rejected::Full));
+        a.set_limit(3).expect("raise");
+        assert_eq!(a.limit(), 3);
+        let third = a.admit().await.expect("3 of 3");
+        // cut to 1 with three running: no one gets in until two finish
+        a.set_limit(1).expect("cut");
+        tokio::task::yield_now().await;
+        drop(first);
+        tokio::task::yield_now().await;
+        assert_eq!(a.admit().await.err(), Some(Rejected::Full), "one retired");
+        drop(second);
+        tokio::task::yield_now().await;
+        assert_eq!(a.admit().await.err(), Some(Rejected::Full), "two retired");
+        drop(third);
+        let only = a.admit().await.expect("1 of 1");
+        assert_eq!(a.admit().await.err(), Some(Rejected::Full));
+        drop(only);
+        // raised again before a cut is fully paid: the sum holds
+        let held: Vec<_> = [a.admit().await.expect("1 of 1")].into();
+        a.set_limit(4).expect("raise");
+        a.set_limit(2).expect("cut");
+        tokio::task::yield_now().await;
+        let more = a.admit().await.expect("2 of 2");
+        assert_eq!(a.admit().await.err(), Some(Rejected::Full));
+        drop((held, more));
+        tokio::task::yield_now().await;
+        let two = (a.admit().await.expect("1"), a.admit().await.expect("2"));
+        assert_eq!(a.admit().await.err(), Some(Rejected::Full));
+        drop(two);
+        assert_eq!(a.set_limit(0), Err(LimitChange::Unlimited));
+        let unlimited = Admission::new(0, Policy::Reject);
+        assert_eq!(unlimited.set_limit(5), Err(LimitChange::Unlimited));
+        assert_eq!(unlimited.set_limit(0), Ok(()));
     }
 
     #[tokio::test]

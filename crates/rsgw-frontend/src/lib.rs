@@ -36,7 +36,7 @@ pub use body_timeout::{BodyFailure, BodyState, RequestBody};
 pub use client::Client;
 pub use handler::{BoxError, Handler, Operation, Rejection};
 pub use ops_log::{LogFields, Logged};
-pub use server::{ThreadPlan, run};
+pub use server::{Controls, ThreadPlan, run};
 
 /// Why an instance could not start or run.
 #[derive(Debug, thiserror::Error)]

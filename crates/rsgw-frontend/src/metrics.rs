@@ -96,6 +96,8 @@ pub struct Observed<'a> {
     pub pool_busy_seconds: f64,
     /// Requests waiting in the admission queue now.
     pub admission_waiting: usize,
+    /// `max_concurrent_requests` now (0: unlimited).
+    pub admission_limit: usize,
 }
 
 /// Everything the admin listener's `/metrics` shows.
@@ -190,6 +192,7 @@ impl Metrics {
             threads,
             pool_busy_seconds,
             admission_waiting,
+            admission_limit,
         } = *seen;
         let mut out = String::with_capacity(4096);
         let _ = writeln!(
@@ -258,6 +261,12 @@ impl Metrics {
             "gauge",
             "Requests waiting for admission (admission = \"queue\").",
             admission_waiting.to_string(),
+        );
+        one(
+            "rsgw_admission_limit",
+            "gauge",
+            "max_concurrent_requests now, changed live from the monitors' rgw_max_concurrent_requests (0: unlimited).",
+            admission_limit.to_string(),
         );
         one(
             "rsgw_admission_rejected_total",
@@ -393,6 +402,7 @@ mod tests {
             threads: 4,
             pool_busy_seconds: 1.5,
             admission_waiting: 3,
+            admission_limit: 7,
         });
         assert!(
             text.contains("rsgw_requests_total{op=\"GetObject\",status=\"200\"} 2"),
@@ -410,6 +420,7 @@ mod tests {
         assert!(text.contains("rsgw_admission_rejected_total 1"));
         assert!(text.contains("rsgw_pool_threads 4"));
         assert!(text.contains("rsgw_admission_queued_requests 3"));
+        assert!(text.contains("rsgw_admission_limit 7"));
         assert_eq!(m.requests(Op::Get, 200), 2);
     }
 }

@@ -13,7 +13,7 @@ use rsgw_config::{Admission as AdmissionMode, Config, CpuSet, PoolMode};
 use tokio::sync::{Semaphore, watch};
 
 use crate::admin::{AdminState, BusySeconds, HandlerMetrics};
-use crate::admission::{Admission, Policy};
+use crate::admission::{Admission, LimitChange, Policy};
 use crate::client::TrustedProxies;
 use crate::handler::{BoxError, Handler};
 use crate::listener::{ConnSettings, accept_loop, bind};
@@ -69,15 +69,31 @@ impl ThreadPlan {
     }
 }
 
+/// What may change while an instance serves: given to the handler's
+/// builder, so that settings from outside the configuration file (the
+/// monitors' central config) reach the layers that take them live. Cheap
+/// to clone.
+#[derive(Clone)]
+pub struct Controls {
+    admission: Arc<Admission>,
+}
+
+impl Controls {
+    /// Sets `max_concurrent_requests` ([`Admission::set_limit`]).
+    pub fn set_max_concurrent_requests(&self, limit: usize) -> Result<(), LimitChange> {
+        self.admission.set_limit(limit)
+    }
+}
+
 /// Runs one instance until SIGTERM or SIGINT, then drains and returns.
 ///
 /// `make` builds the handler inside the runtime (it may spawn background
 /// tasks there); it is told the pool mode, since blocking mode needs a
-/// handler whose store calls block.
+/// handler whose store calls block, and given the instance's [`Controls`].
 pub fn run<H, F, Fut>(cfg: &Config, make: F) -> Result<(), FrontendError>
 where
     H: Handler,
-    F: FnOnce(PoolMode) -> Fut,
+    F: FnOnce(PoolMode, Controls) -> Fut,
     Fut: Future<Output = Result<H, BoxError>>,
 {
     // pin before any thread exists, so every later one inherits it
@@ -118,11 +134,24 @@ where
 async fn serve<H, F, Fut>(cfg: &Config, plan: ThreadPlan, make: F) -> Result<(), FrontendError>
 where
     H: Handler,
-    F: FnOnce(PoolMode) -> Fut,
+    F: FnOnce(PoolMode, Controls) -> Fut,
     Fut: Future<Output = Result<H, BoxError>>,
 {
     let fe = &cfg.frontend;
-    let handler = make(cfg.pool.mode).await.map_err(FrontendError::Handler)?;
+    let policy = match cfg.pool.admission {
+        AdmissionMode::Reject => Policy::Reject,
+        AdmissionMode::Queue => Policy::Queue {
+            max_waiting: cfg.pool.queue_size,
+            timeout: Duration::from_millis(cfg.pool.queue_timeout_ms),
+        },
+    };
+    let admission = Arc::new(Admission::new(cfg.pool.max_concurrent_requests, policy));
+    let controls = Controls {
+        admission: admission.clone(),
+    };
+    let handler = make(cfg.pool.mode, controls)
+        .await
+        .map_err(FrontendError::Handler)?;
     let metrics = Arc::new(Metrics::new::<H::Operation>());
     let (pool, busy): (Pool<H>, BusySeconds) = match cfg.pool.mode {
         PoolMode::Async => {
@@ -148,15 +177,6 @@ where
         Pool::Blocking(p) => Some(p.clone()),
         Pool::Async => None,
     };
-    let policy = match cfg.pool.admission {
-        AdmissionMode::Reject => Policy::Reject,
-        AdmissionMode::Queue => Policy::Queue {
-            max_waiting: cfg.pool.queue_size,
-            timeout: Duration::from_millis(cfg.pool.queue_timeout_ms),
-        },
-    };
-    let admission = Admission::new(cfg.pool.max_concurrent_requests, policy);
-    let admission_waiting = admission.waiting();
     let body_timeout =
         (fe.request_timeout_ms > 0).then(|| Duration::from_millis(fe.request_timeout_ms));
     let trusted = TrustedProxies::parse(&fe.trusted_proxies)
@@ -173,13 +193,19 @@ where
     let service = FrontendService::new(
         handler,
         body_timeout,
-        admission,
+        admission.clone(),
         pool,
         metrics.clone(),
         trusted,
         ops_log.clone(),
     );
 
+    // watched before anything listens, so that a SIGTERM sent as soon as
+    // a port answers (an orchestrator's stop right after a start) drains
+    // the instance instead of killing it; and only after the store opened,
+    // so that a start stuck on the store still stops at once
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| FrontendError::io("cannot watch SIGTERM", e))?;
     let admin = Arc::new(AdminState {
         metrics: metrics.clone(),
         mode: match cfg.pool.mode {
@@ -188,7 +214,7 @@ where
         },
         threads: plan.handlers,
         busy_seconds: busy,
-        admission_waiting,
+        admission,
         handler_metrics,
         draining: Default::default(),
     });
@@ -243,8 +269,6 @@ where
         )));
     }
 
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| FrontendError::io("cannot watch SIGTERM", e))?;
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}

@@ -30,7 +30,7 @@ pub const CLIENT_CLOSED: u16 = 499;
 struct Shared<H: Handler> {
     handler: H,
     body_timeout: Option<Duration>,
-    admission: Admission,
+    admission: Arc<Admission>,
     pool: Pool<H>,
     metrics: Arc<Metrics>,
     trusted: TrustedProxies,
@@ -62,7 +62,7 @@ impl<H: Handler> FrontendService<H> {
     pub fn new(
         handler: H,
         body_timeout: Option<Duration>,
-        admission: Admission,
+        admission: Arc<Admission>,
         pool: Pool<H>,
         metrics: Arc<Metrics>,
         trusted: TrustedProxies,

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod admin;
+mod central;
 mod health;
 mod instances;
 mod serve;

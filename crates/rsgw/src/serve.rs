@@ -9,6 +9,7 @@ use rsgw_config::{Config, PoolMode};
 use rsgw_gateway::{Gateway, LcPass};
 use rsgw_store::adapters::BlockingCalls;
 
+use crate::central::{self, Central};
 use crate::instances;
 
 /// `rsgw serve` flags.
@@ -45,11 +46,16 @@ pub struct ServeArgs {
     pub instance: Option<usize>,
 }
 
-/// Loads the configuration `args` describe.
-pub fn load_config(args: &ServeArgs) -> Result<Config, Box<dyn std::error::Error>> {
+/// Loads the configuration `args` describe, over `base` (the monitors'
+/// central config: under the file, the environment, `--set` and
+/// `--ceph-conf`).
+pub fn load_config(
+    args: &ServeArgs,
+    base: &[rsgw_config::Override],
+) -> Result<Config, Box<dyn std::error::Error>> {
     let mut overrides = rsgw_config::Override::from_env(std::env::vars());
     overrides.extend(args.set.iter().cloned());
-    let mut cfg = Config::load_with(args.config.as_deref(), &overrides)?;
+    let mut cfg = Config::load_layered(base, args.config.as_deref(), &overrides)?;
     if let (Some(conf), Some(name)) = (&args.ceph_conf, &args.name) {
         let import = rsgw_config::import_radosgw(&mut cfg, conf, name)?;
         for (k, v) in &import.taken {
@@ -71,27 +77,38 @@ pub fn run(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     if args.instances == 0 {
         return Err("--instances must be at least 1".into());
     }
-    let mut cfg = load_config(&args)?;
-    if args.instances > 1 {
-        match args.instance {
-            None => return instances::supervise(&args, &cfg),
-            Some(i) => instances::apply(&mut cfg, i, args.instances)?,
-        }
+    let cfg = load_config(&args, &[])?;
+    if args.instances > 1 && args.instance.is_none() {
+        // each instance reads the monitors' central config itself
+        return instances::supervise(&args, &cfg);
     }
-    serve(cfg)
+    let reload_args = args.clone();
+    let reload: central::Reload =
+        Box::new(move |base| load_config(&reload_args, base).map_err(|e| e.to_string()));
+    let central = Central::start(&cfg, reload)?;
+    let mut cfg = central.as_ref().map_or(cfg, |c| c.config().clone());
+    if let (true, Some(i)) = (args.instances > 1, args.instance) {
+        instances::apply(&mut cfg, i, args.instances)?;
+    }
+    serve(cfg, central)
 }
 
-/// Runs one instance on `cfg` until SIGTERM.
-fn serve(cfg: Config) -> Result<(), Box<dyn std::error::Error>> {
+/// Runs one instance on `cfg` until SIGTERM, following the monitors'
+/// `central` config if there is one.
+fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error::Error>> {
     let cfg = Arc::new(cfg);
     let c = cfg.clone();
     // the metadata watch lives while the instance serves and is removed
     // once it has drained, so that changes made later need not wait for it
     let watch = Arc::new(Mutex::new(None));
     let slot = watch.clone();
-    rsgw_frontend::run(&cfg, move |mode| async move {
+    rsgw_frontend::run(&cfg, move |mode, controls| async move {
         let gw = crate::store::open_gateway(&c).await?;
         tracing::info!(backend = gw.store().backend(), "store open");
+        if let (Some(central), 1..) = (central, c.store.central_config_poll_ms) {
+            let every = Duration::from_millis(c.store.central_config_poll_ms);
+            tokio::spawn(central.watch(gw.store().clone(), controls, every));
+        }
         if c.store.service_map {
             match gw.store().announce("rgw", &service_metadata(&c)) {
                 Ok(Some(daemon)) => {

@@ -30,17 +30,23 @@ pub fn open(config: &Config) -> StoreResult<Arc<dyn Store>> {
     }
 }
 
+/// How `[store]` reaches the cluster.
 #[cfg(feature = "rados")]
-fn open_rados(cfg: &StoreConfig, watch_timeout: Duration) -> StoreResult<Arc<dyn Store>> {
-    use rsgw_store_rados::{RadosOptions, RadosStore};
-    let mut opts = RadosOptions::new(&cfg.ceph_conf);
+pub fn rados_options(cfg: &StoreConfig, watch_timeout: Duration) -> rsgw_store_rados::RadosOptions {
+    let mut opts = rsgw_store_rados::RadosOptions::new(&cfg.ceph_conf);
     opts.client_name.clone_from(&cfg.client_name);
     opts.keyring = (!cfg.keyring.as_os_str().is_empty()).then(|| cfg.keyring.clone());
     opts.pool_prefix.clone_from(&cfg.pool_prefix);
     opts.max_object_size = cfg.max_object_size;
     opts.op_timeout = Duration::from_millis(cfg.op_timeout_ms);
     opts.watch_timeout = watch_timeout;
-    Ok(Arc::new(RadosStore::connect(opts)?))
+    opts
+}
+
+#[cfg(feature = "rados")]
+fn open_rados(cfg: &StoreConfig, watch_timeout: Duration) -> StoreResult<Arc<dyn Store>> {
+    let opts = rados_options(cfg, watch_timeout);
+    Ok(Arc::new(rsgw_store_rados::RadosStore::connect(opts)?))
 }
 
 #[cfg(not(feature = "rados"))]

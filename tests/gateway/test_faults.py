@@ -19,7 +19,7 @@ import botocore.config
 import botocore.exceptions
 import pytest
 
-from helpers import anonymous_get
+from helpers import anonymous_get, record_run
 from test_admin import admin, start_put, stripes_of
 
 MiB = 1024 * 1024
@@ -131,6 +131,11 @@ def test_kill_9_under_write_load_keeps_old_or_new(t, gateway):
     assert all(listed[k] in (len(old[k]), len(new[k])) for k in old), listed
     stale = sorted(k for k in old if listed[k] != len(old[k] if before[k] == "old" else new[k]))
     print("index entries behind their head:", stale)
+    record_run(f"kill9-writes-{t.name}", {
+        "writers": 8, "keys": len(old), "kept_old": sum(v == "old" for v in before.values()),
+        "kept_new": sum(v == "new" for v in before.values()), "torn": 0,
+        "stripes_in_flight": len(in_flight), "gc_collected": report["collected"],
+        "index_entries_behind": len(stale)})
     for k in old:
         c.delete_object(Bucket=bucket, Key=k)
     c.delete_bucket(Bucket=bucket)
@@ -320,8 +325,10 @@ def wait_ok(load, what, limit):
 
 
 def check_acknowledged(port, bucket, load):
-    """Every acknowledged write reads back; every other one is absent or whole."""
+    """Every acknowledged write reads back; every other one is absent or
+    whole. Answers how many acknowledged writes were read back."""
     c = client(port)
+    read = 0
     for key, md5 in load.attempted.items():
         try:
             got = hashlib.md5(c.get_object(Bucket=bucket, Key=key)["Body"].read()).hexdigest()
@@ -329,6 +336,9 @@ def check_acknowledged(port, bucket, load):
             assert key not in load.written, f"acknowledged {key} lost: {e}"
             continue
         assert got == md5, f"{key}: partial or wrong content"
+        read += key in load.written
+    assert read == len(load.written)
+    return read
 
 
 @pytest.fixture
@@ -354,8 +364,22 @@ def outage(gw, daemon, down_s, recovery_limit):
         ceph_micro("restart", daemon)
         recovered = wait_ok(load, f"the {daemon} restart", recovery_limit)
         time.sleep(2)
-    check_acknowledged(gw.port, bucket, load)
+    load.read_back = check_acknowledged(gw.port, bucket, load)
     return load, t_stop, t_restart, recovered
+
+
+def outage_summary(load, t_stop, t_restart, recovered):
+    """What a fault table row says of an outage's load."""
+    failed = [r for r in load.results if r[3] != "ok"]
+    return {
+        "requests": len(load.results), "down_s": round(t_restart - t_stop, 1),
+        "during_outage": outcome_counts([r for r in load.results if t_stop <= r[0] < t_restart]),
+        "errors": len(failed), "error_outcomes": outcome_counts(failed),
+        "slowest_error_s": round(max((r[1] for r in failed), default=0), 2),
+        "slowest_s": round(max((r[1] for r in load.results), default=0), 2),
+        "recovered_s": round(recovered, 1), "acknowledged_writes": len(load.written),
+        "read_back": load.read_back, "lost": len(load.written) - load.read_back,
+    }
 
 
 def test_osd_stop_and_restart_under_load(t, rados_gateway):
@@ -373,6 +397,7 @@ def test_osd_stop_and_restart_under_load(t, rados_gateway):
     assert all(r[3] in ("500", "503") for r in failed), collections_of(failed)
     slow = [(round(r[0] - t_stop, 1), round(r[1], 1), r[2], r[3]) for r in failed if r[1] > 8]
     assert not slow, slow
+    record_run("osd-stop", outage_summary(load, t_stop, t_restart, recovered))
     # the metadata watch broke with the OSD (the cache fell back to its short
     # TTL) and is back: a key removed by the admin tool is refused at once
     log = rados_gateway.log_text()
@@ -441,7 +466,7 @@ def test_the_object_cache_stops_serving_while_its_watch_is_lost(t, rados_gateway
 
 
 def test_mon_restart_under_load(t, rados_gateway):
-    load, t_stop, _, _ = outage(rados_gateway, "mon", 8, 60)
+    load, t_stop, t_restart, recovered = outage(rados_gateway, "mon", 8, 60)
     during = [r for r in load.results if r[0] >= t_stop]
     print(f"with the mon down and back: {collections_of(during)}")
     assert during
@@ -449,6 +474,7 @@ def test_mon_restart_under_load(t, rados_gateway):
     # cleanly, never hang it
     assert all(r[3] in ("ok", "500", "503") for r in during), collections_of(during)
     assert max(r[1] for r in during) < 5 + 4
+    record_run("mon-stop", outage_summary(load, t_stop, t_restart, recovered))
 
 
 def outcome_counts(results):

@@ -24,7 +24,7 @@ import botocore.config
 import botocore.exceptions
 import pytest
 
-from helpers import ceph
+from helpers import ceph, record_run
 from rsgw_gateway import Gateway, remove_pools
 
 AK, SK = os.environ.get("ALICE_AK", ""), os.environ.get("ALICE_SK", "")
@@ -71,7 +71,7 @@ def refused(call, **kw):
     assert r["ResponseMetadata"]["RequestId"], r
     assert "pool" not in r["Error"]["Message"] and "/" not in r["Error"]["Message"], r
     assert took < ANSWER_S, f"{call.__name__} answered after {took:.1f} s"
-    return r["Error"]["Message"]
+    return r["Error"]["Message"], took
 
 
 class Stored:
@@ -100,18 +100,29 @@ class Stored:
 
 
 def writes_refused(st, upload):
-    """Every kind of write is refused and leaves nothing behind."""
+    """Every kind of write is refused and leaves nothing behind: the
+    refusals' message, and the slowest refusal's seconds."""
     s3, b = st.s3, st.bucket
-    message = refused(s3.put_object, Bucket=b, Key="late-small", Body=b"x" * 100)
-    refused(s3.put_object, Bucket=b, Key="late-large", Body=os.urandom(6 * MIB))
-    refused(s3.copy_object, Bucket=b, Key="late-copy", CopySource={"Bucket": b, "Key": "large"})
-    refused(s3.upload_part, Bucket=b, Key="mp", UploadId=upload, PartNumber=2, Body=os.urandom(5 * MIB))
+    answers = [
+        refused(s3.put_object, Bucket=b, Key="late-small", Body=b"x" * 100),
+        refused(s3.put_object, Bucket=b, Key="late-large", Body=os.urandom(6 * MIB)),
+        refused(s3.copy_object, Bucket=b, Key="late-copy", CopySource={"Bucket": b, "Key": "large"}),
+        refused(s3.upload_part, Bucket=b, Key="mp", UploadId=upload, PartNumber=2, Body=os.urandom(5 * MIB)),
+    ]
     for key in ("late-small", "late-large", "late-copy"):
         st.absent(key)
     parts = s3.list_parts(Bucket=b, Key="mp", UploadId=upload).get("Parts", [])
     assert [p["PartNumber"] for p in parts] == [1], parts
     st.check()
-    return message
+    return answers[0][0], max(took for _, took in answers)
+
+
+def record_full(name, st, slowest_refusal):
+    """The run's row of the faults table: what was refused, what stayed."""
+    record_run(name, {
+        "writes_refused": 4, "refusal": "507 InsufficientStorage",
+        "slowest_refusal_s": round(slowest_refusal, 2), "objects_checked": len(st.bodies),
+        "left_behind": 0, "lost": 0, "delete_while_full": "ok", "writes_after": "ok"})
 
 
 def delete_works(st, key):
@@ -167,7 +178,8 @@ def test_pool_quota_reached(rados_gateway):
     ceph("osd", "pool", "set-quota", pool, "max_bytes", "1")
     try:
         wait_flag(pool, "full_quota", True)
-        assert writes_refused(st, upload) == "no space for the write: the storage quota is reached"
+        message, _ = writes_refused(st, upload)
+        assert message == "no space for the write: the storage quota is reached"
         delete_works(st, "other")
     finally:
         ceph("osd", "pool", "set-quota", pool, "max_bytes", "0")
@@ -188,7 +200,8 @@ def test_osds_past_the_full_ratio(rados_gateway):
     ceph("osd", "set-full-ratio", str(used / 2))
     try:
         wait_flag(pool, "full", True)
-        assert writes_refused(st, upload) == "no space for the write: the storage is full"
+        message, slowest = writes_refused(st, upload)
+        assert message == "no space for the write: the storage is full"
         delete_works(st, "other")
     finally:
         ceph("osd", "set-full-ratio", str(ratios["full_ratio"]))
@@ -196,6 +209,7 @@ def test_osds_past_the_full_ratio(rados_gateway):
         ceph("osd", "set-nearfull-ratio", str(ratios["nearfull_ratio"]))
     wait_flag(pool, "full", False)
     writes_work(st, upload)
+    record_full("osds-full-ratio", st, slowest)
 
 
 @pytest.mark.concurrent
@@ -227,9 +241,11 @@ def test_local_disk_full(t, tmp_path):
                     assert e.response["ResponseMetadata"]["HTTPStatusCode"] == 507, e.response
                     st.absent(f"fill{n}")
                     break
-        assert writes_refused(st, upload) == "no space for the write: the storage is full"
+        message, slowest = writes_refused(st, upload)
+        assert message == "no space for the write: the storage is full"
         delete_works(st, "large")
         writes_work(st, upload)
+        record_full("local-disk-full", st, slowest)
         gw.stop()
     finally:
         gw.kill()

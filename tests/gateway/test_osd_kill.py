@@ -11,7 +11,8 @@ import uuid
 
 import pytest
 
-from test_faults import Load, ceph_micro, check_acknowledged, client, collections_of
+from helpers import record_run
+from test_faults import Load, ceph_micro, check_acknowledged, client, collections_of, outcome_counts
 
 
 def osd_count():
@@ -44,10 +45,15 @@ def test_one_of_three_osds_killed_under_load(t, gateway):
     # reads and writes went on through both instances while it was down
     for op in ("put", "get"):
         assert any(r[2] == op for r in down), f"no {op} completed while osd.1 was down"
-    check_acknowledged(a.port, bucket, la)
-    check_acknowledged(b.port, bucket, lb)
+    read_back = check_acknowledged(a.port, bucket, la) + check_acknowledged(b.port, bucket, lb)
     # the restarted OSD is up and in again
     dump = json.loads(subprocess.run(["ceph", "osd", "dump", "--format", "json"], capture_output=True, text=True,
                                      timeout=60, check=True).stdout)
     osd1 = next(o for o in dump["osds"] if o["osd"] == 1)
     assert (osd1["up"], osd1["in"]) == (1, 1), osd1
+    record_run("osd-kill", {
+        "clients": 8, "gateways": 2, "requests": len(results), "down_s": round(t_restart - t_kill, 1),
+        "during_outage": outcome_counts(down), "errors": len(failed),
+        "slowest_s": round(max(r[1] for r in results), 2),
+        "acknowledged_writes": len(la.written) + len(lb.written), "read_back": read_back,
+        "lost": len(la.written) + len(lb.written) - read_back})

@@ -1,5 +1,7 @@
 """Small helpers shared by the S3 client tests and the gateway tests."""
 import http.client
+import json
+import os
 import subprocess
 import time
 import urllib.error
@@ -57,3 +59,16 @@ def wait_for(what, check, timeout=60):
             return value
         assert time.monotonic() < deadline, f"no {what} after {timeout} s"
         time.sleep(0.5)
+
+
+def record_run(name, summary):
+    """Prints a fault test's `summary` (a dict) and, with RSGW_FAULTS_OUT
+    set, appends it to $RSGW_FAULTS_OUT/NAME.jsonl: the data behind
+    docs/reliability.md's table of faults (tests/reliability/faults.sh)."""
+    line = json.dumps({"test": name, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **summary})
+    print(line)
+    out = os.environ.get("RSGW_FAULTS_OUT")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, f"{name}.jsonl"), "a") as f:
+            f.write(line + "\n")

@@ -121,7 +121,7 @@ impl Harness {
         let frontend = FrontendService::new(
             svc.clone(),
             Some(Duration::from_secs(65)),
-            Admission::new(1024, Policy::Reject),
+            Arc::new(Admission::new(1024, Policy::Reject)),
             Pool::Async,
             metrics,
             TrustedProxies::default(),

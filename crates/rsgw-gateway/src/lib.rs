@@ -31,6 +31,7 @@ pub use cache::limiter::{Kind, Limiter, Refusal, Scope};
 pub use cache::objects::{CachedObject, ObjectCacheStats};
 pub use model::acl::{Acl, CannedAcl, Grant, Grantee, Permission};
 pub use model::bucket::BucketInfo;
+pub use model::caps::{CAP_TYPES, Caps, Perm};
 pub use model::cors::CorsRule;
 pub use model::crypt::{
     BucketEncryption, CryptOptions, CustomerKey, KEY_LEN, Key, Sse, SseMode, SseRequest,
@@ -56,7 +57,7 @@ pub use model::policy::action::Action;
 pub use model::quota::{Quota, QuotaTarget};
 pub use model::ratelimit::{Limit, LimitTarget, RateLimits};
 pub use model::upload::{PartInfo, UploadInfo};
-pub use model::user::{AccessKey, User};
+pub use model::user::{AccessKey, DEFAULT_MAX_BUCKETS, NewKey, NewUser, User, UserChange};
 pub use model::versioning::{NULL_VERSION, Versioning};
 pub use model::website::{Redirect, RedirectAll, RoutingRule, WebsiteConfig, WebsiteRedirect};
 pub use ops::gateway::Gateway;

@@ -133,6 +133,16 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
                 &e,
             );
         }
+        G::InvalidCap(_) => {
+            return unlisted("InvalidCapability", http::StatusCode::BAD_REQUEST, &e);
+        }
+        // radosgw's codes: S3 names neither
+        G::TooManyBuckets => {
+            return unlisted("TooManyBuckets", http::StatusCode::BAD_REQUEST, &e);
+        }
+        G::UserSuspended => {
+            return unlisted("UserSuspended", http::StatusCode::FORBIDDEN, &e);
+        }
         // radosgw's code (S3 names no limit on grants)
         G::TooManyGrants => {
             return unlisted("LimitExceeded", http::StatusCode::BAD_REQUEST, &e);
@@ -278,6 +288,9 @@ mod tests {
             G::KeyExists(_) => "KeyExists",
             G::UserHasBuckets(_) => "UserHasBuckets",
             G::EmailExists(_) => "EmailExists",
+            G::InvalidCap(_) => "InvalidCap",
+            G::TooManyBuckets => "TooManyBuckets",
+            G::UserSuspended => "UserSuspended",
             G::UnresolvableEmail(_) => "UnresolvableEmail",
             G::TooManyGrants => "TooManyGrants",
             G::BodySignatureMismatch => "BodySignatureMismatch",
@@ -303,7 +316,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 10 store variants under it.
-    const VARIANTS: usize = 66;
+    const VARIANTS: usize = 69;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -496,6 +509,9 @@ mod tests {
                 false,
             ),
             (G::TooManyGrants, "LimitExceeded", 400, false),
+            (G::InvalidCap("x".into()), "InvalidCapability", 400, false),
+            (G::TooManyBuckets, "TooManyBuckets", 400, false),
+            (G::UserSuspended, "UserSuspended", 403, false),
             (G::KeyExists("AKID".into()), "InvalidArgument", 400, false),
             (
                 G::UserHasBuckets("bob".into()),

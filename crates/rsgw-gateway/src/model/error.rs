@@ -163,6 +163,15 @@ pub enum GatewayError {
     /// The user still owns buckets (admin operations).
     #[error("user '{0}' still owns buckets")]
     UserHasBuckets(String),
+    /// A user cap radosgw would not know (admin operations).
+    #[error("invalid capability {0}")]
+    InvalidCap(String),
+    /// The user owns as many buckets as their `max_buckets` allows.
+    #[error("you have attempted to create more buckets than allowed")]
+    TooManyBuckets,
+    /// The user is suspended: no request of theirs is served.
+    #[error("the user is suspended")]
+    UserSuspended,
     /// A chunk signature of a signed streaming body did not verify.
     #[error("the request signature we calculated does not match the signature you provided")]
     BodySignatureMismatch,

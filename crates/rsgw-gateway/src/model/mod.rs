@@ -8,6 +8,7 @@
 
 pub(crate) mod acl;
 pub(crate) mod bucket;
+pub(crate) mod caps;
 pub(crate) mod cors;
 pub(crate) mod crypt;
 pub(crate) mod error;

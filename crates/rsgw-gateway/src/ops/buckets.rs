@@ -102,6 +102,7 @@ impl Gateway {
     ) -> GatewayResult<BucketInfo> {
         validate_bucket_name(name)?;
         let acl = self.resolve_acl(acl).await?;
+        self.check_max_buckets(owner).await?;
         let info = BucketInfo {
             name: name.into(),
             id: unique_id(),
@@ -224,11 +225,17 @@ impl Gateway {
 
     /// Every bucket name, in name order.
     pub async fn all_buckets(&self) -> GatewayResult<Vec<String>> {
+        self.meta_names("buckets").await
+    }
+
+    /// The names of every record in one namespace of the metadata pool
+    /// (`buckets`, `users`), in name order.
+    pub(crate) async fn meta_names(&self, namespace: &str) -> GatewayResult<Vec<String>> {
         let mut lister = self
             .store
             .list_objects(
                 layout::META,
-                rsgw_store::NamespaceFilter::Only("buckets".into()),
+                rsgw_store::NamespaceFilter::Only(namespace.into()),
             )
             .await?;
         let mut names = Vec::new();

@@ -1,11 +1,13 @@
 //! The operations, one module per family, each adding its methods to the
 //! [`crate::Gateway`] (`gateway`): buckets, objects (put, get, delete, copy,
 //! ACLs), ACL grantees (`grants`), multipart uploads, listings, tagging, policies, CORS, websites,
-//! lifecycle configurations, users and keys, quotas, rate limits, usage.
+//! lifecycle configurations, users and keys, quotas, rate limits, usage,
+//! and what operators do to buckets beyond S3 (`bucket_admin`).
 //! An operation reads what it needs (the bucket's record, the object's),
 //! asks `rules` whether the request may go on, and writes through the
 //! `engine`.
 
+pub(crate) mod bucket_admin;
 pub(crate) mod buckets;
 pub(crate) mod cors;
 pub(crate) mod encryption;

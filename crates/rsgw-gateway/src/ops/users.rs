@@ -6,13 +6,17 @@ use bytes::Bytes;
 use rsgw_store::{ReadOp, StoreError, WriteOp};
 
 use crate::cache::meta::Change;
+use crate::model::caps::{Caps, Perm};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::{ALNUM, ALNUM_UPPER, now_secs, random_string};
 use crate::model::layout;
 use crate::model::limits::{ACCESS_KEY_CHARS, SECRET_KEY_CHARS};
 use crate::model::quota::Quota;
-use crate::model::user::{AccessKey, KeyRecord, User};
+use crate::model::user::{
+    AccessKey, DEFAULT_MAX_BUCKETS, KeyRecord, NewKey, NewUser, User, UserChange,
+};
 use crate::ops::gateway::Gateway;
+use crate::rules::authz::authorize_caps;
 use crate::rules::names::{validate_email, validate_key_pair, validate_uid};
 
 impl Gateway {
@@ -29,10 +33,20 @@ impl Gateway {
         }
     }
 
-    async fn claim_key(&self, uid: &str, access: &str, secret: &str) -> GatewayResult<()> {
+    /// The key pair `key` asks for, if any.
+    fn key_pair_of(&self, key: &NewKey) -> GatewayResult<Option<(String, String)>> {
+        match key {
+            NewKey::Generate => self.new_key_pair(None).map(Some),
+            NewKey::Given(a, s) => self.new_key_pair(Some((a.clone(), s.clone()))).map(Some),
+            NewKey::None => Ok(None),
+        }
+    }
+
+    async fn claim_key(&self, user: &User, access: &str, secret: &str) -> GatewayResult<()> {
         let rec = serde_json::to_vec(&KeyRecord {
-            uid: uid.into(),
+            uid: user.user_id.clone(),
             secret: secret.into(),
+            suspended: user.suspended,
         })?;
         match self
             .store
@@ -65,20 +79,42 @@ impl Gateway {
         display_name: &str,
         key: Option<(String, String)>,
     ) -> GatewayResult<User> {
-        validate_uid(uid)?;
-        let (access, secret) = self.new_key_pair(key)?;
-        let user = User {
-            user_id: uid.into(),
+        self.create_user_as(NewUser {
+            uid: uid.into(),
             display_name: display_name.into(),
-            keys: vec![AccessKey {
-                user: uid.into(),
-                access_key: access.clone(),
-                secret_key: secret.clone(),
-            }],
+            key: key.map_or(NewKey::Generate, |(a, s)| NewKey::Given(a, s)),
+            ..NewUser::default()
+        })
+        .await
+    }
+
+    /// Creates a user as `new` describes it; nothing of it is left when a
+    /// part (its e-mail address, its key) is taken.
+    pub async fn create_user_as(&self, new: NewUser) -> GatewayResult<User> {
+        validate_uid(&new.uid)?;
+        if new.display_name.trim().is_empty() {
+            return Err(GatewayError::InvalidArgument(
+                "a user needs a display name".into(),
+            ));
+        }
+        let mut caps = Caps::default();
+        if let Some(c) = &new.caps {
+            caps.add(&Caps::parse_list(c)?);
+        }
+        let email = new.email.as_deref().map(validate_email).transpose()?;
+        let pair = self.key_pair_of(&new.key)?;
+        let uid = new.uid.as_str();
+        let mut user = User {
+            user_id: uid.into(),
+            display_name: new.display_name.clone(),
+            keys: Vec::new(),
             email: None,
             created: now_secs(),
             user_quota: Quota::default(),
             bucket_quota: Quota::default(),
+            caps,
+            suspended: new.suspended,
+            max_buckets: new.max_buckets.unwrap_or(DEFAULT_MAX_BUCKETS),
         };
         let data = Bytes::from(serde_json::to_vec_pretty(&user)?);
         match self
@@ -92,12 +128,113 @@ impl Gateway {
             Err(StoreError::Exists) => return Err(GatewayError::UserExists(uid.into())),
             r => r?,
         };
-        if let Err(e) = self.claim_key(uid, &access, &secret).await {
+        let completed = async {
+            if email.is_some() {
+                user = self.set_email(uid, email.as_deref()).await?;
+            }
+            if let Some((access, secret)) = pair {
+                self.claim_key(&user, &access, &secret).await?;
+                user.keys.push(AccessKey {
+                    user: uid.into(),
+                    access_key: access,
+                    secret_key: secret,
+                });
+                self.save_user(&user).await?;
+            }
+            Ok::<(), GatewayError>(())
+        }
+        .await;
+        if let Err(e) = completed {
+            if let Some(e) = &user.email {
+                self.forget_email(e).await?;
+            }
             self.store
                 .write(&layout::user(uid), WriteOp::new().remove())
                 .await?;
             return Err(e);
         }
+        Ok(user)
+    }
+
+    /// Changes a user as `change` says (radosgw's `user modify`); returns
+    /// the user as stored.
+    pub async fn modify_user(&self, uid: &str, change: UserChange) -> GatewayResult<User> {
+        let mut user = self.user_info(uid).await?;
+        if let Some(c) = &change.caps {
+            user.caps.add(&Caps::parse_list(c)?);
+        }
+        if let Some(name) = change.display_name.filter(|n| !n.trim().is_empty()) {
+            user.display_name = name;
+        }
+        if let Some(n) = change.max_buckets {
+            user.max_buckets = n;
+        }
+        let pair = self.key_pair_of(&change.key)?;
+        self.save_user(&user).await?;
+        if let Some(email) = &change.email {
+            user = self
+                .set_email(uid, Some(email.as_str()).filter(|e| !e.is_empty()))
+                .await?;
+        }
+        if let Some(s) = change.suspended {
+            user = self.set_suspended(uid, s).await?;
+        }
+        if let Some((access, secret)) = pair {
+            user = self.create_key(uid, Some((access, secret))).await?;
+        }
+        self.announce(Change::User(uid.into())).await?;
+        Ok(user)
+    }
+
+    /// Suspends a user (or re-enables one): the flag is kept on the user
+    /// and on each of their keys, which every instance then reads again.
+    pub async fn set_suspended(&self, uid: &str, suspended: bool) -> GatewayResult<User> {
+        let mut user = self.user_info(uid).await?;
+        user.suspended = suspended;
+        self.save_user(&user).await?;
+        for k in &user.keys {
+            let rec = serde_json::to_vec(&KeyRecord {
+                uid: uid.into(),
+                secret: k.secret_key.clone(),
+                suspended,
+            })?;
+            self.store
+                .write(
+                    &layout::key(&k.access_key),
+                    WriteOp::new().assert_exists().write_full(rec),
+                )
+                .await?;
+            self.announce(Change::Key(k.access_key.clone())).await?;
+        }
+        Ok(user)
+    }
+
+    /// Adds caps to a user (radosgw's `caps add`, `users=*;buckets=read`).
+    pub async fn add_caps(&self, uid: &str, caps: &str) -> GatewayResult<User> {
+        let caps = Caps::parse_list(caps)?;
+        let mut user = self.user_info(uid).await?;
+        user.caps.add(&caps);
+        self.save_user(&user).await?;
+        Ok(user)
+    }
+
+    /// Takes caps from a user (radosgw's `caps rm`).
+    pub async fn remove_caps(&self, uid: &str, caps: &str) -> GatewayResult<User> {
+        let caps = Caps::parse_list(caps)?;
+        let mut user = self.user_info(uid).await?;
+        user.caps.remove(&caps);
+        self.save_user(&user).await?;
+        Ok(user)
+    }
+
+    /// The user `uid`, if their caps allow `need` on the Admin Ops API's
+    /// part `part` (the decision is `rules::authz`'s).
+    pub async fn admin_user(&self, uid: &str, part: &str, need: Perm) -> GatewayResult<User> {
+        let user = match self.user_info(uid).await {
+            Err(GatewayError::NoSuchUser(_)) => return Err(GatewayError::AccessDenied),
+            r => r?,
+        };
+        authorize_caps(&user, part, need)?;
         Ok(user)
     }
 
@@ -108,6 +245,11 @@ impl Gateway {
                 Err(GatewayError::NoSuchUser(uid.into()))
             }
             Err(e) => Err(e),
+            // a bucket list (the record's omap) without a record: buckets
+            // made for an id no user has (the embedded tools')
+            Ok(r) if r.data.as_ref().is_none_or(bytes::Bytes::is_empty) => {
+                Err(GatewayError::NoSuchUser(uid.into()))
+            }
             Ok(r) => Ok(serde_json::from_slice(&r.data.unwrap_or_default())?),
         }
     }
@@ -120,7 +262,7 @@ impl Gateway {
     ) -> GatewayResult<User> {
         let mut user = self.user_info(uid).await?;
         let (access, secret) = self.new_key_pair(key)?;
-        self.claim_key(uid, &access, &secret).await?;
+        self.claim_key(&user, &access, &secret).await?;
         user.keys.push(AccessKey {
             user: uid.into(),
             access_key: access,
@@ -254,10 +396,28 @@ impl Gateway {
     }
 
     /// The (user id, secret key) of an access key, for signature checks.
-    /// An unknown key is [`GatewayError::AccessDenied`].
+    /// An unknown key is [`GatewayError::AccessDenied`]; a suspended
+    /// user's, [`GatewayError::UserSuspended`].
     pub async fn lookup_key(&self, access_key: &str) -> GatewayResult<(String, String)> {
         let rec = self.key_record(access_key).await?;
+        if rec.suspended {
+            return Err(GatewayError::UserSuspended);
+        }
         Ok((rec.uid, rec.secret))
+    }
+
+    /// Every user id, in order.
+    pub async fn all_users(&self) -> GatewayResult<Vec<String>> {
+        self.meta_names("users").await
+    }
+
+    /// The user an access key belongs to, suspended or not; an unknown key
+    /// is [`GatewayError::NoSuchUser`].
+    pub async fn key_owner(&self, access_key: &str) -> GatewayResult<String> {
+        match self.key_record(access_key).await {
+            Err(GatewayError::AccessDenied) => Err(GatewayError::NoSuchUser(access_key.into())),
+            r => r.map(|rec| rec.uid),
+        }
     }
 
     /// The display name of a user, or the id itself if the user is gone.
@@ -272,6 +432,80 @@ impl Gateway {
 mod tests {
     use super::*;
     use crate::testutil::{Fixture, small_opts};
+
+    /// A suspended user's keys are refused until the user is enabled
+    /// again; caps are added, taken and decide the Admin Ops API.
+    #[tokio::test]
+    async fn suspension_and_caps() {
+        let f = Fixture::new(small_opts()).await;
+        f.gw.create_user_as(NewUser {
+            uid: "sam".into(),
+            display_name: "Sam".into(),
+            key: NewKey::Given("SAMKEY".into(), "SAMSECRET".into()),
+            caps: Some("users=read".into()),
+            ..NewUser::default()
+        })
+        .await
+        .expect("user");
+        assert!(f.gw.lookup_key("SAMKEY").await.is_ok());
+        f.gw.set_suspended("sam", true).await.expect("suspend");
+        assert!(matches!(
+            f.gw.lookup_key("SAMKEY").await,
+            Err(GatewayError::UserSuspended)
+        ));
+        assert_eq!(f.gw.key_owner("SAMKEY").await.expect("owner"), "sam");
+        f.gw.set_suspended("sam", false).await.expect("enable");
+        assert!(f.gw.lookup_key("SAMKEY").await.is_ok());
+        // a key added while suspended is suspended too
+        f.gw.set_suspended("sam", true).await.expect("suspend");
+        f.gw.create_key("sam", Some(("SAM2".into(), "S2".into())))
+            .await
+            .expect("key");
+        assert!(matches!(
+            f.gw.lookup_key("SAM2").await,
+            Err(GatewayError::UserSuspended)
+        ));
+        assert!(f.gw.admin_user("sam", "users", Perm::READ).await.is_ok());
+        assert!(matches!(
+            f.gw.admin_user("sam", "users", Perm::WRITE).await,
+            Err(GatewayError::AccessDenied)
+        ));
+        f.gw.add_caps("sam", "users=write;buckets=read")
+            .await
+            .expect("caps");
+        assert!(f.gw.admin_user("sam", "users", Perm::WRITE).await.is_ok());
+        f.gw.remove_caps("sam", "users=*").await.expect("caps");
+        assert!(matches!(
+            f.gw.admin_user("sam", "users", Perm::READ).await,
+            Err(GatewayError::AccessDenied)
+        ));
+        assert!(matches!(
+            f.gw.admin_user("nobody", "users", Perm::READ).await,
+            Err(GatewayError::AccessDenied)
+        ));
+        assert!(matches!(
+            f.gw.add_caps("sam", "bogus=*").await,
+            Err(GatewayError::InvalidCap(_))
+        ));
+        // a taken e-mail address leaves no user behind
+        f.gw.set_email("sam", Some("sam@example.com"))
+            .await
+            .expect("email");
+        assert!(matches!(
+            f.gw.create_user_as(NewUser {
+                uid: "other".into(),
+                display_name: "Other".into(),
+                email: Some("sam@example.com".into()),
+                ..NewUser::default()
+            })
+            .await,
+            Err(GatewayError::EmailExists(_))
+        ));
+        assert!(matches!(
+            f.gw.user_info("other").await,
+            Err(GatewayError::NoSuchUser(_))
+        ));
+    }
 
     /// Users and keys: creation, lookup, removal, and the refusals.
     #[tokio::test]

@@ -14,12 +14,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::model::acl::{Acl, Permission};
 use crate::model::bucket::BucketInfo;
+use crate::model::caps::Perm;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::object::ObjectMeta;
 use crate::model::params::ListParams;
 use crate::model::policy::Effect;
 use crate::model::policy::action::Action;
 use crate::model::policy::conditions::Lookup;
+use crate::model::user::User;
 use crate::rules::acl::Principal;
 
 /// Who makes a request, and what of the request a policy's conditions may
@@ -457,6 +459,19 @@ pub(crate) fn authorize(rq: &Requester, access: Access, t: &Target<'_>) -> Gatew
             bucket = %t.bucket.name,
             "access denied"
         );
+        Err(GatewayError::AccessDenied)
+    }
+}
+
+/// The Admin Ops API's decision: refuses with `AccessDenied` unless the
+/// user's caps allow `need` on the API's part `part` (`users`, `buckets`,
+/// `usage`, `metadata`, `ratelimit`), as radosgw's `check_caps` does.
+/// No bucket policy or ACL takes part: the caps alone decide.
+pub(crate) fn authorize_caps(user: &User, part: &str, need: Perm) -> GatewayResult<()> {
+    if user.caps.allows(part, need) {
+        Ok(())
+    } else {
+        tracing::debug!(user = %user.user_id, part, perm = need.name(), "admin access denied");
         Err(GatewayError::AccessDenied)
     }
 }

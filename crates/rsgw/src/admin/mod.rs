@@ -21,6 +21,11 @@ pub enum AdminCommand {
     /// Manage a user's S3 keys.
     #[command(subcommand)]
     Key(users::KeyCommand),
+    /// A user's admin caps (radosgw-admin's caps): which parts of the
+    /// Admin Ops API (`/admin/user`, `/admin/bucket`...) they may read or
+    /// change.
+    #[command(subcommand)]
+    Caps(users::CapsCommand),
     /// Inspect buckets.
     #[command(subcommand)]
     Bucket(users::BucketCommand),
@@ -61,6 +66,7 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
         AdminCommand::StoreBench(args) => store_bench::run(crate::store::open(&cfg)?, args),
         AdminCommand::User(c) => users::run_user(&cfg, c),
         AdminCommand::Key(c) => users::run_key(&cfg, c),
+        AdminCommand::Caps(c) => users::run_caps(&cfg, c),
         AdminCommand::Bucket(c) => users::run_bucket(&cfg, c),
         AdminCommand::Gc(c) => users::run_gc(&cfg, c),
         AdminCommand::Ratelimit(c) => ratelimit::run(&cfg, c),

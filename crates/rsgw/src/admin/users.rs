@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use rsgw_config::Config;
-use rsgw_gateway::Gateway;
+use rsgw_gateway::{Gateway, NewKey, NewUser, UserChange};
 use serde_json::json;
 
 /// `rsgw admin user ...`
@@ -13,8 +13,14 @@ use serde_json::json;
 pub enum UserCommand {
     /// Create a user with one key pair (generated unless given).
     Create(UserCreate),
-    /// Change a user: its e-mail address (radosgw-admin user modify).
+    /// Change a user: display name, e-mail address, bucket limit
+    /// (radosgw-admin user modify).
     Modify(UserModify),
+    /// Suspend a user: every request they sign is refused (`403
+    /// UserSuspended`) until they are enabled again.
+    Suspend(Uid),
+    /// Enable a suspended user again.
+    Enable(Uid),
     /// Show a user and its keys.
     Info(Uid),
     /// Remove a user that owns no buckets, with its keys.
@@ -105,6 +111,14 @@ pub struct UserCreate {
     /// Secret key (generated when omitted).
     #[arg(long, requires = "access_key")]
     secret_key: Option<String>,
+    /// Admin caps, as radosgw-admin's `--caps`: `users=*;buckets=read`
+    /// (the Admin Ops API, `/admin/...`).
+    #[arg(long)]
+    caps: Option<String>,
+    /// Buckets the user may own: 0 any number, negative none (default
+    /// 1000, radosgw's).
+    #[arg(long, allow_hyphen_values = true)]
+    max_buckets: Option<i64>,
 }
 
 /// Options of `user modify`.
@@ -113,9 +127,37 @@ pub struct UserModify {
     /// The user id.
     #[arg(long)]
     uid: String,
+    /// The new display name.
+    #[arg(long)]
+    display_name: Option<String>,
     /// The new e-mail address; "" takes it away.
     #[arg(long)]
-    email: String,
+    email: Option<String>,
+    /// Buckets the user may own: 0 any number, negative none.
+    #[arg(long, allow_hyphen_values = true)]
+    max_buckets: Option<i64>,
+}
+
+/// `rsgw admin caps ...`
+#[derive(Subcommand)]
+pub enum CapsCommand {
+    /// Add admin caps to a user (`users=*;buckets=read`).
+    Add(CapsArgs),
+    /// Take admin caps from a user.
+    Rm(CapsArgs),
+}
+
+/// Options of `caps add|rm`.
+#[derive(Args)]
+pub struct CapsArgs {
+    /// The user id.
+    #[arg(long)]
+    uid: String,
+    /// The caps, as radosgw-admin's `--caps`: `type=perm;...`, the perm
+    /// `read`, `write` or `*`; the types radosgw knows (`users`,
+    /// `buckets`, `usage`, `metadata`, `ratelimit`...).
+    #[arg(long)]
+    caps: String,
 }
 
 /// Options of `key create`.
@@ -162,26 +204,33 @@ pub fn run_user(cfg: &Config, c: UserCommand) -> Result<()> {
     with_gateway(cfg, |gw| async move {
         Ok(match c {
             UserCommand::Create(a) => {
+                // a taken or malformed address or key makes no user
                 let user = gw
-                    .create_user(&a.uid, &a.display_name, pair(a.access_key, a.secret_key))
+                    .create_user_as(NewUser {
+                        uid: a.uid,
+                        display_name: a.display_name,
+                        email: a.email,
+                        key: pair(a.access_key, a.secret_key)
+                            .map_or(NewKey::Generate, |(a, s)| NewKey::Given(a, s)),
+                        caps: a.caps,
+                        max_buckets: a.max_buckets,
+                        suspended: false,
+                    })
                     .await?;
-                let user = match a.email {
-                    None => user,
-                    // a taken or malformed address makes no user
-                    Some(email) => match gw.set_email(&a.uid, Some(&email)).await {
-                        Ok(user) => user,
-                        Err(e) => {
-                            gw.remove_user(&a.uid).await?;
-                            return Err(e.into());
-                        }
-                    },
-                };
                 serde_json::to_value(user)?
             }
             UserCommand::Modify(m) => {
-                let email = Some(m.email.as_str()).filter(|e| !e.is_empty());
-                serde_json::to_value(gw.set_email(&m.uid, email).await?)?
+                let change = UserChange {
+                    display_name: m.display_name,
+                    email: m.email,
+                    max_buckets: m.max_buckets,
+                    key: NewKey::None,
+                    ..UserChange::default()
+                };
+                serde_json::to_value(gw.modify_user(&m.uid, change).await?)?
             }
+            UserCommand::Suspend(u) => serde_json::to_value(gw.set_suspended(&u.uid, true).await?)?,
+            UserCommand::Enable(u) => serde_json::to_value(gw.set_suspended(&u.uid, false).await?)?,
             UserCommand::Info(u) => serde_json::to_value(gw.user_info(&u.uid).await?)?,
             UserCommand::Rm(u) => {
                 gw.remove_user(&u.uid).await?;
@@ -200,6 +249,17 @@ pub fn run_user(cfg: &Config, c: UserCommand) -> Result<()> {
                 })
             }
         })
+    })
+}
+
+/// Runs `rsgw admin caps ...`.
+pub fn run_caps(cfg: &Config, c: CapsCommand) -> Result<()> {
+    with_gateway(cfg, |gw| async move {
+        let user = match c {
+            CapsCommand::Add(a) => gw.add_caps(&a.uid, &a.caps).await?,
+            CapsCommand::Rm(a) => gw.remove_caps(&a.uid, &a.caps).await?,
+        };
+        Ok(serde_json::to_value(user)?)
     })
 }
 

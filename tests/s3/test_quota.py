@@ -4,28 +4,16 @@ past one is `403 QuotaExceeded` and stores nothing, an overwrite counts as
 one object more, a delete makes room again, CopyObject is checked like a
 PUT. Sizes are multiples of 4 KiB, where radosgw's rounding of each object
 to 4 KiB and rsgw's exact bytes agree."""
-import os
-import subprocess
 import uuid
 
 import pytest
 
-from helpers import error_of
-from targets import configs
+from helpers import error_of, target_admin
 
 KiB = 4096
 
 
-def admin(t, *args):
-    """The target's admin tool: radosgw-admin for radosgw (on CEPH_CONF's
-    cluster), rsgw admin on the target's config for rsgw."""
-    if t.is_radosgw:
-        cmd = ["radosgw-admin", *args]
-    else:
-        cmd = [os.environ.get("RSGW_BIN", "rsgw"), "admin", "-c", configs()[t.name], *args]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, f"{' '.join(cmd)}: {r.stderr}"
-    return r.stdout
+admin = target_admin
 
 
 @pytest.fixture

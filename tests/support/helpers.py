@@ -11,6 +11,8 @@ import urllib.request
 import botocore.exceptions
 import pytest
 
+from targets import configs
+
 
 def error_of(fn, *args, **kwargs):
     """Runs a boto3 call that must fail; returns (code, HTTP status, response)."""
@@ -72,3 +74,16 @@ def record_run(name, summary):
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, f"{name}.jsonl"), "a") as f:
             f.write(line + "\n")
+
+
+def target_admin(t, *args):
+    """The target's admin tool with radosgw-admin's arguments: radosgw-admin
+    for radosgw (on CEPH_CONF's cluster), `rsgw admin` on the target's
+    config for rsgw; its output."""
+    if t.is_radosgw:
+        cmd = ["radosgw-admin", *args]
+    else:
+        cmd = [os.environ.get("RSGW_BIN", "rsgw"), "admin", "-c", configs()[t.name], *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, f"{' '.join(cmd)}: {r.stderr}"
+    return r.stdout

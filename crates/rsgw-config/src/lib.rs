@@ -134,6 +134,13 @@ pub struct S3Config {
     /// `default`). Empty: no LocationConstraint, as AWS answers for
     /// us-east-1. Default `"default"`.
     pub zonegroup: String,
+    /// The first path segment of radosgw's Admin Ops API (`/admin/user`,
+    /// `/admin/bucket`...), like radosgw's `rgw_admin_entry`: requests
+    /// there are the API's, signed by users with caps (`rsgw admin caps
+    /// add`), and a bucket of that name cannot be reached path-style.
+    /// Letters, digits, `-`, `_` and `.`; empty: no Admin Ops API. Default
+    /// `"admin"`.
+    pub admin_entry: String,
     /// Bytes of an object kept in its head RADOS object, read with its
     /// attributes in one round trip (`rgw_max_chunk_size`). Default 4194304.
     pub chunk_size: u64,
@@ -213,6 +220,7 @@ impl Default for S3Config {
             dns_names: Vec::new(),
             website_dns_names: Vec::new(),
             zonegroup: "default".into(),
+            admin_entry: "admin".into(),
             chunk_size: 4 << 20,
             stripe_size: 4 << 20,
             max_put_size: 5 << 30,
@@ -678,6 +686,16 @@ impl Config {
                 message: "must be between 1 and 1000".into(),
             });
         }
+        if !s3
+            .admin_entry
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+        {
+            return Err(ConfigError::Value {
+                key: "s3.admin_entry",
+                message: "letters, digits, '-', '_' and '.' only (\"\" turns the API off)".into(),
+            });
+        }
         if !(1 << 10..=1 << 20).contains(&s3.post_form_fields_max) {
             return Err(ConfigError::Value {
                 key: "s3.post_form_fields_max",
@@ -780,6 +798,22 @@ mod tests {
             )
             .expect_err("shards out of range");
             assert!(e.to_string().contains("s3.bucket_index_shards"), "{e}");
+        }
+        for entry in ["a/b", "ad min", "admin?"] {
+            let e = Config::parse(
+                &format!("[s3]\nadmin_entry = {entry:?}\n"),
+                Path::new("x.toml"),
+            )
+            .expect_err("a path segment of letters and digits");
+            assert!(e.to_string().contains("s3.admin_entry"), "{e}");
+        }
+        for entry in ["", "admin", "ops-api_v1.0"] {
+            let cfg = Config::parse(
+                &format!("[s3]\nadmin_entry = {entry:?}\n"),
+                Path::new("x.toml"),
+            )
+            .expect("a valid entry");
+            assert_eq!(cfg.s3.admin_entry, entry);
         }
         for shards in [1, MAX_BUCKET_INDEX_SHARDS] {
             let cfg = Config::parse(

@@ -43,6 +43,7 @@ use rsgw_gateway::Gateway;
 use s3s::Body;
 use s3s::service::S3Service;
 
+use crate::admin_api::{self, AdminEntry};
 use crate::cors::{Asked, Cors, Preflight};
 use crate::form::{FormTap, PostReply};
 use crate::host::DnsNames;
@@ -97,6 +98,8 @@ pub struct Dispatcher {
     website: Option<Website>,
     /// The names of virtual-hosted-style requests, if configured.
     hosts: Option<Arc<DnsNames>>,
+    /// Where the Admin Ops API answers.
+    admin: AdminEntry,
 }
 
 /// What finishing a response needs to know of its request, which the
@@ -112,11 +115,14 @@ struct Seen {
     /// What CORS headers the response may need, for a request that names
     /// an `Origin` (none for the website endpoint and preflights).
     cors: Option<Asked>,
+    /// Whether it is an Admin Ops API request: its errors are JSON.
+    admin: bool,
 }
 
 impl Seen {
-    fn of(req: &http::Request<Body>, cors: Option<&Cors>) -> Self {
+    fn of(req: &http::Request<Body>, cors: Option<&Cors>, admin: &AdminEntry) -> Self {
         Seen {
+            admin: admin.resource(req.uri(), req.headers()).is_some(),
             method: req.method().clone(),
             logged: req.extensions().get::<Logged>().is_some(),
             has_body: request_has_body(req.headers()),
@@ -305,6 +311,22 @@ fn add_request_id(resp: &mut http::Response<Body>, id: &str, bucket: Option<&str
     }
 }
 
+/// An Admin Ops API error as radosgw writes it: JSON, not S3's XML
+/// (`admin_api::json_error`), whoever refused the request (s3s' signature
+/// check too).
+fn json_errors(resp: &mut http::Response<Body>, id: &str) {
+    if resp.status().as_u16() >= 400
+        && let Some(b) = resp.body().bytes()
+        && let Some(doc) = admin_api::json_error(&b, id)
+    {
+        set_body(resp, Bytes::from(doc));
+        resp.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+    }
+}
+
 /// An error may be answered before the body was read, and a client that
 /// sent `Expect: 100-continue` then never sends it: the rest of the
 /// connection would be out of step. Closing it keeps both sides sane.
@@ -321,11 +343,11 @@ impl Dispatcher {
     pub(crate) fn new(
         gw: Gateway,
         inner: S3Service,
-        max_header_size: usize,
-        post_form_fields_max: usize,
+        (max_header_size, post_form_fields_max): (usize, usize),
         cors: Cors,
         website: Option<Website>,
         hosts: Option<Arc<DnsNames>>,
+        admin: AdminEntry,
     ) -> Self {
         Dispatcher {
             gw,
@@ -336,6 +358,7 @@ impl Dispatcher {
             cors,
             website,
             hosts,
+            admin,
         }
     }
 
@@ -376,7 +399,11 @@ impl Dispatcher {
             .as_ref()
             .and_then(|w| Some((w, w.bucket_of(req.headers())?)));
         let preflight = site.is_none() && req.method() == http::Method::OPTIONS;
-        let seen = Seen::of(&req, (site.is_none() && !preflight).then_some(&self.cors));
+        let seen = Seen::of(
+            &req,
+            (site.is_none() && !preflight).then_some(&self.cors),
+            &self.admin,
+        );
         // the large futures are boxed: the small answers (the cache's) then
         // do not carry and move their state
         let mut resp = if let Some((website, bucket)) = site {
@@ -385,9 +412,12 @@ impl Dispatcher {
             Box::pin(self.preflight(&req, &slot, &id)).await
         } else if let Some(refusal) = self.refused(&req, &id) {
             refusal
-        } else if let Some(answer) =
+        } else if let Some(answer) = if seen.admin {
+            // the Admin Ops API is s3s' route, never an object
+            None
+        } else {
             fast_get::serve(&self.gw, self.hosts.as_deref(), &req, &slot, seen.logged).await
-        {
+        } {
             cached(answer, &id)
         } else {
             Box::pin(self.s3s(req, &id)).await
@@ -399,6 +429,9 @@ impl Dispatcher {
         escape_xml_controls(&mut resp, routed);
         if is_unroutable(&resp, routed) {
             resp = unroutable(seen.bucket_post, &id);
+        }
+        if seen.admin {
+            json_errors(&mut resp, &id);
         }
         add_request_id(
             &mut resp,

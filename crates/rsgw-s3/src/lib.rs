@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 mod access;
+mod admin_api;
 mod checksums;
 mod cors;
 mod crypt;
@@ -60,11 +61,13 @@ pub use ops::RsgwS3;
 /// `post_form_fields_max` the fields of a POST form before its file.
 /// `website_names` are the website endpoint's host names
 /// (`rgw_dns_s3website_name`), none for no website endpoint.
+/// `admin_entry` is the first path segment of radosgw's Admin Ops API
+/// (`rgw_admin_entry`, `admin`); empty: no Admin Ops API.
 pub fn service(
     gw: Gateway,
-    dns_names: &[String],
-    website_names: &[String],
+    (dns_names, website_names): (&[String], &[String]),
     zonegroup: &str,
+    admin_entry: &str,
     max_header_size: usize,
     post_form_fields_max: usize,
 ) -> Result<S3HttpService, String> {
@@ -89,15 +92,29 @@ pub fn service(
         b.set_host(DnsNames(dns_names.to_vec()));
     }
     let hosts = (!dns_names.is_empty()).then(|| std::sync::Arc::new(DnsNames(dns_names.to_vec())));
+    if !admin_entry
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+    {
+        return Err(format!(
+            "invalid s3.admin_entry '{admin_entry}': letters, digits, '-', '_' and '.' only"
+        ));
+    }
+    let admin = admin_api::AdminEntry::new(admin_entry, hosts.clone());
+    b.set_route(admin_api::AdminApi::new(
+        gw.clone(),
+        admin.clone(),
+        zonegroup,
+    ));
     let cors = cors::Cors::new(gw.clone(), hosts.clone());
     let website = website::Website::new(gw.clone(), website_names);
     Ok(Dispatcher::new(
         gw,
         b.build(),
-        max_header_size,
-        post_form_fields_max,
+        (max_header_size, post_form_fields_max),
         cors,
         website,
         hosts,
+        admin,
     ))
 }

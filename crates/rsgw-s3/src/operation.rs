@@ -10,7 +10,11 @@
 //! reaches its operation, and a policy that denies a row's action (and
 //! only that one) denies its requests.
 
-use rsgw_gateway::Action;
+use rsgw_gateway::{Action, Perm};
+
+/// The Admin Ops API's perms, as the table names them.
+const R: Perm = Perm::READ;
+const W: Perm = Perm::WRITE;
 
 /// The families of operations: one module of `ops` each (`Family::Acl`
 /// is `ops::acl`), where what the family's operations share is kept
@@ -50,6 +54,8 @@ pub enum Family {
     Copy,
     /// Multipart uploads.
     Multipart,
+    /// radosgw's Admin Ops API (`/admin/...`), `crate::admin_api`.
+    Admin,
 }
 
 /// Who answers an operation's requests.
@@ -59,6 +65,9 @@ pub enum Served {
     S3s,
     /// The dispatcher answers it before s3s (which routes no such request).
     Dispatcher,
+    /// s3s checks the signature and hands the request to the Admin Ops
+    /// API, its custom route (`crate::admin_api`).
+    Route,
 }
 
 /// How an operation's requests are authorized.
@@ -75,6 +84,9 @@ pub enum Authz {
     CopyTo(Action),
     /// None: the bucket's CORS rules answer.
     CorsRules,
+    /// The signer's admin caps: this perm on this part of the Admin Ops
+    /// API (`users`, `buckets`...); no policy or ACL takes part.
+    Caps(&'static str, Perm),
 }
 
 /// What the table says of one operation.
@@ -204,6 +216,27 @@ operations! {
     AbortMultipartUpload            = Multipart, S3s,        Iam(AbortMultipartUpload),       "DELETE /bucket/key?uploadId";
     ListParts                       = Multipart, S3s,        Iam(ListMultipartUploadParts),   "GET /bucket/key?uploadId";
     ListMultipartUploads            = Multipart, S3s,        Iam(ListBucketMultipartUploads), "GET /bucket?uploads";
+    AdminGetUser                    = Admin,     Route,      Caps("users", R),                "GET /admin/user";
+    AdminCreateUser                 = Admin,     Route,      Caps("users", W),                "PUT /admin/user";
+    AdminModifyUser                 = Admin,     Route,      Caps("users", W),                "POST /admin/user";
+    AdminRemoveUser                 = Admin,     Route,      Caps("users", W),                "DELETE /admin/user";
+    AdminCreateKey                  = Admin,     Route,      Caps("users", W),                "PUT /admin/user?key";
+    AdminRemoveKey                  = Admin,     Route,      Caps("users", W),                "DELETE /admin/user?key";
+    AdminAddCaps                    = Admin,     Route,      Caps("users", W),                "PUT /admin/user?caps";
+    AdminRemoveCaps                 = Admin,     Route,      Caps("users", W),                "DELETE /admin/user?caps";
+    AdminGetUserQuota               = Admin,     Route,      Caps("users", R),                "GET /admin/user?quota";
+    AdminSetUserQuota               = Admin,     Route,      Caps("users", W),                "PUT /admin/user?quota";
+    AdminGetBucket                  = Admin,     Route,      Caps("buckets", R),              "GET /admin/bucket";
+    AdminLinkBucket                 = Admin,     Route,      Caps("buckets", W),              "PUT /admin/bucket";
+    AdminUnlinkBucket               = Admin,     Route,      Caps("buckets", W),              "POST /admin/bucket";
+    AdminRemoveBucket               = Admin,     Route,      Caps("buckets", W),              "DELETE /admin/bucket";
+    AdminRemoveObject               = Admin,     Route,      Caps("buckets", W),              "DELETE /admin/bucket?object";
+    AdminSetBucketQuota             = Admin,     Route,      Caps("buckets", W),              "PUT /admin/bucket?quota";
+    AdminGetUsage                   = Admin,     Route,      Caps("usage", R),                "GET /admin/usage";
+    AdminTrimUsage                  = Admin,     Route,      Caps("usage", W),                "DELETE /admin/usage";
+    AdminListMetadata               = Admin,     Route,      Caps("metadata", R),             "GET /admin/metadata/user";
+    AdminGetRatelimit               = Admin,     Route,      Caps("ratelimit", R),            "GET /admin/ratelimit";
+    AdminSetRatelimit               = Admin,     Route,      Caps("ratelimit", W),            "POST /admin/ratelimit";
 }
 
 impl rsgw_frontend::Operation for S3Op {

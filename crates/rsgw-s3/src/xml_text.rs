@@ -27,6 +27,16 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
+/// The text of escaped XML content: [`escape`]'s five entities read back
+/// (`&amp;` last, so that `&amp;lt;` stays `&lt;`).
+pub(crate) fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
 /// Whether radosgw writes the byte as a character reference in XML text:
 /// the C0 controls but tab and line feed, and DEL.
 fn escaped(b: u8) -> bool {
@@ -56,6 +66,14 @@ pub(crate) fn escape_controls(xml: &[u8]) -> Option<Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unescape_reads_back_what_escape_wrote() {
+        for text in ["a&b", "<x y=\"1\">'q'</x>", "&amp;lt;", "plain", ""] {
+            assert_eq!(unescape(&escape(text)), text, "{text:?}");
+        }
+        assert_eq!(unescape("&amp;lt;"), "&lt;");
+    }
 
     #[test]
     fn markup_is_escaped() {

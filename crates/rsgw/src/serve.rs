@@ -132,9 +132,9 @@ fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error
         };
         Ok(rsgw_s3::service(
             handler_gw,
-            &c.s3.dns_names,
-            &c.s3.website_dns_names,
+            (&c.s3.dns_names, &c.s3.website_dns_names),
             &c.s3.zonegroup,
+            &c.s3.admin_entry,
             c.frontend.max_header_size,
             c.s3.post_form_fields_max as usize,
         )?)

@@ -109,9 +109,9 @@ impl Harness {
         });
         let svc = rsgw_s3::service(
             gw,
-            &["s3.test".into()],
-            &["web.test".into()],
+            (&["s3.test".into()], &["web.test".into()]),
             "default",
+            "admin",
             16 << 10,
             rsgw_config::S3Config::default().post_form_fields_max as usize,
         )

@@ -11,7 +11,9 @@
 # Prometheus (the monitoring profile, docker/prometheus/) scraping both
 # with the alerting rules, a rolling restart of each instance while ab -k
 # and an S3 read/write mix run through the ingress (no request may fail,
-# every acknowledged write reads back), and a clean stop (exit status 0 after the drain). Last, the demo profile's single-node cluster
+# every acknowledged write reads back), and a clean stop (exit status 0 after the drain). Then the
+# same gateways and ingress deployed by cephadm from docker/cephadm/rsgw.yaml
+# (tests/cephadm.sh). Last, the demo profile's single-node cluster
 # image with a gateway beside it.
 #   tests/container.sh RSGW_BINARY CEPH_CONF
 # Env: RSGW_TEST_COMPOSE=no starts the two gateways with `podman run` and
@@ -325,6 +327,10 @@ for c in "$a" "$b"; do
   code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
   [[ $code == 0 ]] || { podman logs "$c" 2>&1 | tail -20; fail "$c exited $code"; }
 done
+
+echo "== the same gateways and ingress deployed by cephadm (docker/cephadm/rsgw.yaml, tests/cephadm.sh)"
+tests/cephadm.sh "$image" "$ingress_image" "$conf" "$RSGW_KEYRING" "$RSGW_CLIENT" "$prefix" "$AK" "$SK" \
+  $((port_a + 12)) || fail "the cephadm deployment"
 
 echo "== the demo profile's cluster image, with a gateway beside it"
 # the test host already runs a cluster on the fixed Ceph ports, so the demo

@@ -16,6 +16,8 @@ import uuid
 import boto3
 import botocore.config
 import pytest
+import requests
+from requests_aws4auth import AWS4Auth
 
 from rsgw_gateway import metric
 
@@ -96,6 +98,19 @@ def test_who_did_what(t, gateway, tmp_path):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", entry["time"]), entry
         assert entry["trans_id"].startswith("tx") and entry["total_time"] > 0
     assert len({e["trans_id"] for e in mine}) == len(mine)
+
+
+def test_admin_ops_calls_are_logged(t, gateway, tmp_path):
+    """An Admin Ops API call is logged as its operation, with its signer,
+    refused or not (alice holds no caps)."""
+    g = logged_gateway(t, gateway, tmp_path)
+    auth = AWS4Auth(os.environ["ALICE_AK"], os.environ["ALICE_SK"], "us-east-1", "s3")
+    r = requests.get(f"{g.url}/admin/user?format=json&uid=alice", auth=auth, timeout=10)
+    assert (r.status_code, r.json()["Code"]) == (403, "AccessDenied")
+    g.stop()
+    (entry,) = [e for e in lines(g.ops_log) if e["uri"] == "/admin/user"]
+    assert (entry["operation"], entry["user"], entry["http_status"]) == ("AdminGetUser", "alice", 403)
+    assert entry["trans_id"] == r.json()["RequestId"]
 
 
 def test_every_request_logged_or_counted_as_dropped(t, gateway, tmp_path):

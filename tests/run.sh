@@ -87,9 +87,13 @@ users=(--user "alice:Alice:$ALICE_AK:$ALICE_SK" --user "bob:Bob:$BOB_AK:$BOB_SK"
 # (tests/s3/test_encryption.py); plain HTTP may carry them here
 KMS_KEYS="testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGguY29uZgo= testkey-2=aWIKTWFrZWZpbGUKbWFuCm91dApzcmMKVGVzdGluZwo="
 SSE_S3_KEY=c3NlLXMzIG1hc3RlciBrZXkgb2YgdGhlIHRlc3RzISE=
+# the usage log kept on every target, written every second
+# (tests/s3/test_admin_ops.py reads it)
 s3=(--toml "[s3]
 dns_names = [\"s3.test\"]
 website_dns_names = [\"web.test\"]
+usage_log = true
+usage_log_flush_s = 1
 [crypt]
 require_ssl = false
 kms_keys = \"$KMS_KEYS\"
@@ -116,7 +120,7 @@ if [[ $CEPH_CONF != - && ${RSGW_TEST_RADOSGW:-yes} != no ]]; then
   # with real days and marked them done, so test_lifecycle.py's
   # `radosgw-admin lc process` expired nothing; the tests run every pass
   RGW_PORT=$rgw_port RGW_THREADS=64 RGW_DNS_NAME=s3.test RGW_WEBSITE_DNS_NAME=web.test \
-    RGW_ARGS="--rgw-enable-lc-threads=false --rgw-crypt-require-ssl=false --rgw-crypt-s3-kms-backend=testing --rgw-crypt-s3-kms-encryption-keys=${KMS_KEYS// /,}" \
+    RGW_ARGS="--rgw-enable-lc-threads=false --rgw-enable-usage-log=true --rgw-usage-log-tick-interval=1 --rgw-crypt-require-ssl=false --rgw-crypt-s3-kms-backend=testing --rgw-crypt-s3-kms-encryption-keys=${KMS_KEYS// /,}" \
     "$here/../scripts/ceph-micro" rgw >/dev/null
   rgw_user() { # uid name access secret (e-mail: uid@example.com, as rsgw's)
     if radosgw-admin user info --uid="$1" >/dev/null 2>&1; then

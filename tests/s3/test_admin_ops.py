@@ -5,6 +5,7 @@ keys, caps, quotas, suspension, buckets (stats, link, unlink, removal with
 purge), usage, and radosgw's error answers (unknown user, missing caps, bad
 quota type, taken ids). Each module run makes an operator user with caps
 through the target's own admin tool."""
+import time
 import uuid
 
 import botocore.exceptions
@@ -18,7 +19,7 @@ from rgwadmin.exceptions import (AccessDenied, BucketAlreadyExists, BucketNotEmp
 
 from helpers import target_admin
 
-CAPS = "users=*;buckets=*;usage=read;metadata=read"
+CAPS = "users=*;buckets=*;usage=*;metadata=read"
 
 
 def code(e):
@@ -263,9 +264,45 @@ def test_removing_a_user_with_purge_removes_their_buckets(t, rgw, uid):
         rgw.get_user(uid=uid)
 
 
-def test_usage_answers_in_radosgws_shape(rgw):
-    u = rgw.get_usage(show_entries=True, show_summary=True)
-    assert isinstance(u["entries"], list) and isinstance(u["summary"], list)
+def test_the_usage_log_counts_requests_and_trims(t, rgw, uid):
+    """tests/run.sh keeps the usage log on every target, written every
+    second (radosgw: rgw_enable_usage_log, tick interval 1 s)."""
+    made = rgw.create_user(uid=uid, display_name="Counted")
+    s3 = s3_of(t, made["keys"][0])
+    bucket = "adm-" + uuid.uuid4().hex[:12]
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="a", Body=b"x" * 1000)
+    s3.put_object(Bucket=bucket, Key="b", Body=b"y" * 10)
+    assert s3.get_object(Bucket=bucket, Key="a")["Body"].read() == b"x" * 1000
+    s3.list_objects_v2(Bucket=bucket)
+    with pytest.raises(botocore.exceptions.ClientError):
+        s3.get_object(Bucket=bucket, Key="missing")
+    want = {"create_bucket": (1, 1), "put_obj": (2, 2), "get_obj": (2, 1), "list_bucket": (1, 1)}
+
+    def summary():
+        u = rgw.get_usage(uid=uid, show_entries=True, show_summary=True)
+        mine = [s for s in u["summary"] if s["user"] == uid]
+        return u, ({c["category"]: c for c in mine[0]["categories"]} if mine else {})
+
+    deadline = time.monotonic() + 30
+    while True:
+        u, cats = summary()
+        got = {k: (cats[k]["ops"], cats[k]["successful_ops"]) for k in want if k in cats}
+        if got == want or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert got == want, cats
+    assert cats["put_obj"]["bytes_received"] >= 1010
+    assert cats["get_obj"]["bytes_sent"] >= 1000
+    (entry,) = [e for e in u["entries"] if e["user"] == uid]
+    buckets = {b["bucket"] for b in entry["buckets"]}
+    # the 404 is counted under bucket "-", as radosgw counts it
+    assert bucket in buckets and "-" in buckets, buckets
+    assert all(b["owner"] == uid and b["epoch"] % 3600 == 0 for b in entry["buckets"])
+    rgw.trim_usage(uid=uid, remove_all=True)
+    assert [s for s in rgw.get_usage(uid=uid, show_summary=True)["summary"] if s["user"] == uid] == []
+    with pytest.raises(InvalidArgument):
+        rgw.get_usage(uid=uid, start="yesterday")
 
 
 def test_rate_limits(t, rgw, uid, ops):

@@ -29,8 +29,9 @@ pub struct CephConfImport {
 /// website endpoint is off in radosgw otherwise), `rgw_ops_log_file_path`
 /// (with `rgw_enable_ops_log = true`), `rgw_crypt_require_ssl`,
 /// `rgw_crypt_s3_kms_encryption_keys`, `rgw_zonegroup`,
-/// `rgw_multi_obj_del_max_aio`, `rgw_lc_debug_interval`.
-pub const RADOSGW_OPTIONS: [&str; 18] = [
+/// `rgw_multi_obj_del_max_aio`, `rgw_lc_debug_interval`,
+/// `rgw_enable_usage_log`, `rgw_usage_log_tick_interval`.
+pub const RADOSGW_OPTIONS: [&str; 20] = [
     "rgw_frontends",
     "rgw_thread_pool_size",
     "rgw_max_concurrent_requests",
@@ -47,6 +48,8 @@ pub const RADOSGW_OPTIONS: [&str; 18] = [
     "rgw_override_bucket_index_max_shards",
     "rgw_multi_obj_del_max_aio",
     "rgw_lc_debug_interval",
+    "rgw_enable_usage_log",
+    "rgw_usage_log_tick_interval",
     "rgw_crypt_require_ssl",
     "rgw_crypt_s3_kms_encryption_keys",
 ];
@@ -146,6 +149,11 @@ pub(crate) fn apply_radosgw(
                         cfg.s3.lc_day_s = n;
                     }
                 }
+            }
+            "rgw_enable_usage_log" => cfg.s3.usage_log = truthy(&value),
+            "rgw_usage_log_tick_interval" => {
+                let n = int(&value).map_err(|m| bad("rgw_usage_log_tick_interval", m))?;
+                cfg.s3.usage_log_flush_s = n.max(1);
             }
             "rgw_crypt_require_ssl" => {
                 cfg.crypt.require_ssl = truthy(&value);
@@ -359,6 +367,8 @@ rgw_max_chunk_size = 1M
 rgw_override_bucket_index_max_shards = 7
 rgw_multi_obj_del_max_aio = 32
 rgw_lc_debug_interval = 10
+rgw_enable_usage_log = true
+rgw usage log tick interval = 5
 rgw_enable_ops_log = true
 rgw_ops_log_file_path =
 rgw_crypt_require_ssl = false
@@ -387,6 +397,8 @@ rgw crypt s3 kms encryption keys = testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGg
         assert_eq!(cfg.s3.bucket_index_shards, 7);
         assert_eq!(cfg.s3.multi_delete_concurrency, 32);
         assert_eq!(cfg.s3.lc_day_s, 10);
+        assert!(cfg.s3.usage_log);
+        assert_eq!(cfg.s3.usage_log_flush_s, 5);
         assert_eq!(cfg.store.backend, Backend::Rados);
         assert_eq!(cfg.store.client_name, "client.rgw.gw");
         assert!(!cfg.crypt.require_ssl);

@@ -208,6 +208,15 @@ pub struct S3Config {
     /// Seconds a lifecycle pass's lease lasts unless renewed (a pass that
     /// died holds the worker up this long). At least 3. Default 60.
     pub lc_lease_s: u64,
+    /// Keep radosgw's usage log (`rgw_enable_usage_log`): requests, bytes
+    /// received and sent per user, bucket, hour and operation, read and
+    /// trimmed through the Admin Ops API's `/admin/usage`. Default false
+    /// (radosgw's).
+    pub usage_log: bool,
+    /// Seconds between writes of each instance's usage counts to the store
+    /// (`rgw_usage_log_tick_interval`); the last ones are written at exit.
+    /// Above 0. Default 30.
+    pub usage_log_flush_s: u64,
 }
 
 /// Most index shards a bucket may have (radosgw's
@@ -238,6 +247,8 @@ impl Default for S3Config {
             lc_interval_s: 3600,
             lc_day_s: 86_400,
             lc_max_ops_per_s: 100,
+            usage_log: false,
+            usage_log_flush_s: 30,
             lc_lease_s: 60,
         }
     }
@@ -684,6 +695,12 @@ impl Config {
             return Err(ConfigError::Value {
                 key: "s3.multi_delete_concurrency",
                 message: "must be between 1 and 1000".into(),
+            });
+        }
+        if s3.usage_log_flush_s == 0 {
+            return Err(ConfigError::Value {
+                key: "s3.usage_log_flush_s",
+                message: "must be above 0".into(),
             });
         }
         if !s3

@@ -75,4 +75,11 @@ pub trait Handler: Clone + Send + Sync + 'static {
     /// Appends the handler's own metrics, in Prometheus text, to
     /// `/metrics` (the frontend's come first). None by default.
     fn write_metrics(&self, _out: &mut String) {}
+
+    /// Runs once the instance has drained, before it exits: what the
+    /// handler holds in memory for later is written now. Nothing by
+    /// default.
+    fn drained(&self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
 }

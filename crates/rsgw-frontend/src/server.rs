@@ -186,6 +186,7 @@ where
     if ops_log.is_some() {
         tracing::info!(path = %cfg.ops_log.path, "ops log: one line per request");
     }
+    let last_words = handler.clone();
     let handler_metrics: HandlerMetrics = {
         let h = handler.clone();
         Arc::new(move |out: &mut String| h.write_metrics(out))
@@ -301,6 +302,13 @@ where
     let drained = tokio::time::timeout(drain, graceful.shutdown())
         .await
         .is_ok();
+    // what the handler still holds (the usage log's counts) is written
+    if tokio::time::timeout(Duration::from_secs(5), last_words.drained())
+        .await
+        .is_err()
+    {
+        tracing::warn!("the handler's last writes took over 5 s; exiting without them");
+    }
     if let Some(log) = ops_log {
         // the lines of the requests answered are in the file before exit
         let _ = tokio::task::spawn_blocking(move || log.sync(Duration::from_secs(2))).await;

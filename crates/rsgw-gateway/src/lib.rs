@@ -57,6 +57,7 @@ pub use model::policy::action::Action;
 pub use model::quota::{Quota, QuotaTarget};
 pub use model::ratelimit::{Limit, LimitTarget, RateLimits};
 pub use model::upload::{PartInfo, UploadInfo};
+pub use model::usage_log::{USAGE_HOUR_S, UsageCounters, UsageRange, UsageRecord, UsageSlot};
 pub use model::user::{AccessKey, DEFAULT_MAX_BUCKETS, NewKey, NewUser, User, UserChange};
 pub use model::versioning::{NULL_VERSION, Versioning};
 pub use model::website::{Redirect, RedirectAll, RoutingRule, WebsiteConfig, WebsiteRedirect};

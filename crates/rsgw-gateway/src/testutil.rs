@@ -47,6 +47,7 @@ pub(crate) fn small_opts() -> GatewayOptions {
         lc_max_ops_per_s: 0,
         lc_lease: Duration::from_secs(60),
         crypt: crypt_opts(),
+        usage_log: false,
     }
 }
 

@@ -27,9 +27,10 @@
 //! form), error bodies get their `RequestId` and every response its
 //! `x-amz-request-id`, CORS headers are added for a request that names an
 //! `Origin`, the operation is noted for metrics, a read's bytes are charged
-//! to its rate limits (or a refusal gets its `Retry-After`), the ops log
-//! gets its fields, and an error to a request with a body closes the
-//! connection.
+//! to its rate limits (or a refusal gets its `Retry-After`), the usage
+//! log counts it (when kept), the ops log gets its fields, and an error to
+//! a request with a body closes the connection. An Admin Ops API request's
+//! error is radosgw's JSON document, not S3's XML.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -39,7 +40,7 @@ use bytes::Bytes;
 use futures::future::BoxFuture;
 use hyper::body::Incoming;
 use rsgw_frontend::{LogFields, Logged};
-use rsgw_gateway::Gateway;
+use rsgw_gateway::{Gateway, UsageCounters};
 use s3s::Body;
 use s3s::service::S3Service;
 
@@ -48,7 +49,7 @@ use crate::cors::{Asked, Cors, Preflight};
 use crate::form::{FormTap, PostReply};
 use crate::host::DnsNames;
 use crate::noted::{Named, OpSlot};
-use crate::operation::S3Op;
+use crate::operation::{Family, S3Op};
 use crate::website::Website;
 use crate::{dates, documents, fast_get, metrics, ratelimit, signature, xml_text};
 
@@ -117,12 +118,15 @@ struct Seen {
     cors: Option<Asked>,
     /// Whether it is an Admin Ops API request: its errors are JSON.
     admin: bool,
+    /// The body bytes it announces (`Content-Length`), for the usage log.
+    received: u64,
 }
 
 impl Seen {
     fn of(req: &http::Request<Body>, cors: Option<&Cors>, admin: &AdminEntry) -> Self {
         Seen {
             admin: admin.resource(req.uri(), req.headers()).is_some(),
+            received: content_length(req.headers()),
             method: req.method().clone(),
             logged: req.extensions().get::<Logged>().is_some(),
             has_body: request_has_body(req.headers()),
@@ -229,6 +233,13 @@ fn completed_error(body: &Bytes, id: &str, bucket: Option<&str>) -> Option<Bytes
 fn is_xml(h: &http::HeaderMap) -> bool {
     h.get(http::header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/xml"))
+}
+
+/// A message's `Content-Length`, 0 without one.
+fn content_length(h: &http::HeaderMap) -> u64 {
+    h.get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Whether a request announces a body.
@@ -367,6 +378,19 @@ impl Dispatcher {
         metrics::write(&self.gw, out);
     }
 
+    /// Writes the usage log's counts not yet flushed (the instance is about
+    /// to exit).
+    pub fn drained(&self) -> impl std::future::Future<Output = ()> + Send + use<> {
+        let gw = self.gw.clone();
+        async move {
+            if gw.usage_log_enabled()
+                && let Err(error) = gw.flush_usage().await
+            {
+                tracing::warn!(%error, "usage log: the last counts are lost");
+            }
+        }
+    }
+
     /// An S3 error response (XML body) with a fresh request id, for layers
     /// in front of this service (admission's `503 SlowDown`, say).
     pub fn error(
@@ -443,6 +467,9 @@ impl Dispatcher {
         }
         resp.extensions_mut().insert(routed.unwrap_or(S3Op::Other));
         self.account_rate(&mut resp, &slot, &seen.method);
+        if self.gw.usage_log_enabled() {
+            self.count_usage(&resp, &slot, seen.received).await;
+        }
         if seen.logged {
             resp.extensions_mut().insert(slot.log_fields(&id));
         }
@@ -549,6 +576,41 @@ impl Dispatcher {
                 )
             }
         }
+    }
+
+    /// The usage log's count of an answered request, as radosgw counts
+    /// it: for the bucket's owner when it names one that exists, else for
+    /// its signer; under bucket `-` when it answered 404; a request of no
+    /// operation or of no one counts nothing.
+    async fn count_usage(&self, resp: &http::Response<Body>, slot: &OpSlot, received: u64) {
+        let Some(row) = slot.routed().and_then(S3Op::row) else {
+            return;
+        };
+        let named = slot.named();
+        let signer = named.and_then(|n| n.user.clone());
+        let bucket = named
+            .and_then(|n| n.bucket.as_deref())
+            .filter(|_| row.family != Family::Admin);
+        let (user, mut bucket) = match bucket {
+            Some(b) => match self.gw.bucket_info(b).await {
+                Ok(info) => (Some(info.owner), b.to_string()),
+                Err(_) => (signer, "-".to_string()),
+            },
+            None => (signer, String::new()),
+        };
+        let Some(user) = user else {
+            return;
+        };
+        if resp.status() == http::StatusCode::NOT_FOUND && !bucket.is_empty() {
+            bucket = "-".into();
+        }
+        let counts = UsageCounters {
+            bytes_sent: content_length(resp.headers()),
+            bytes_received: received,
+            ops: 1,
+            successful_ops: u64::from(resp.status().as_u16() < 400),
+        };
+        self.gw.record_usage(&user, &bucket, row.usage, counts);
     }
 
     /// The rate limits' part of a response: a refusal's `Retry-After`, or

@@ -61,6 +61,10 @@ impl Handler for Dispatcher {
     fn write_metrics(&self, out: &mut String) {
         Dispatcher::write_metrics(self, out);
     }
+
+    fn drained(&self) -> impl Future<Output = ()> + Send {
+        Dispatcher::drained(self)
+    }
 }
 
 #[cfg(test)]

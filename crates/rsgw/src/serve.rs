@@ -126,6 +126,10 @@ fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error
         }
         tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
         tokio::spawn(lc_loop(gw.clone(), Duration::from_secs(c.s3.lc_interval_s)));
+        if c.s3.usage_log {
+            let every = Duration::from_secs(c.s3.usage_log_flush_s);
+            tokio::spawn(usage_loop(gw.clone(), every));
+        }
         let handler_gw = match mode {
             PoolMode::Async => gw,
             PoolMode::Blocking => gw.with_store(Arc::new(BlockingCalls(gw.store().clone()))),
@@ -188,6 +192,19 @@ async fn lc_loop(gw: Gateway, every: Duration) {
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "lifecycle pass failed"),
+        }
+    }
+}
+
+/// Writes the usage log's counts every `every` (the last ones are written
+/// when the instance has drained: `Handler::drained`).
+async fn usage_loop(gw: Gateway, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        if let Err(e) = gw.flush_usage().await {
+            tracing::warn!(error = %e, "usage log not written; kept for the next try");
         }
     }
 }

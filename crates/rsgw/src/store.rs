@@ -104,6 +104,7 @@ pub async fn open_gateway(
             lc_max_ops_per_s: cfg.s3.lc_max_ops_per_s,
             lc_lease: Duration::from_secs(cfg.s3.lc_lease_s),
             crypt: crypt_options(&cfg.crypt)?,
+            usage_log: cfg.s3.usage_log,
         },
     );
     gw.init().await?;

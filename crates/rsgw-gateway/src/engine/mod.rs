@@ -28,6 +28,7 @@ use crate::cache::coherence::Caches;
 use crate::cache::limiter::Limiter;
 use crate::cache::meta::{Change, MetaCache};
 use crate::cache::objects::ObjectCache;
+use crate::cache::usage::UsagePending;
 use crate::model::error::GatewayResult;
 use crate::model::options::GatewayOptions;
 
@@ -46,6 +47,8 @@ pub struct Engine {
     pub(crate) index_queues: Arc<index_commit::IndexQueues>,
     /// Turns of this process's writes under one quota.
     pub(crate) quota_turns: Arc<quota::Turns>,
+    /// This process's usage-log counts not yet written.
+    pub(crate) usage: Arc<UsagePending>,
 }
 
 impl Engine {
@@ -64,6 +67,7 @@ impl Engine {
             limiter: Arc::default(),
             index_queues: Arc::default(),
             quota_turns: Arc::default(),
+            usage: Arc::new(UsagePending::new(crate::model::ids::unique_id())),
         }
     }
 

@@ -6,7 +6,8 @@
 //!   info as JSON), `uploads` (one object per multipart upload: the future
 //!   object's headers as data, its parts as omap; and per bucket
 //!   `bucket.<bucket id>` listing its uploads), `gc` (one object whose omap
-//!   lists writes to clean up), `control` (object `notify`, which every
+//!   lists writes to clean up), `usage` (one object per user: the usage
+//!   log's entries in its omap), `control` (object `notify`, which every
 //!   serving instance watches: changes of cached metadata are notified there);
 //! - pool `index`: the bucket's index shards, `<bucket id>` for a bucket of
 //!   one shard, `<bucket id>.<n>` (n = 0..shards) otherwise; omap key =
@@ -61,6 +62,11 @@ pub(crate) fn email(address: &str) -> ObjectId {
 
 pub(crate) fn bucket(name: &str) -> ObjectId {
     ObjectId::in_namespace(META, "buckets", name)
+}
+
+/// A user's usage log (`model::usage_log`): its entries in the omap.
+pub(crate) fn usage(uid: &str) -> ObjectId {
+    ObjectId::in_namespace(META, "usage", uid)
 }
 
 /// The store's layout format ([`crate::model::format::FormatRecord`]).

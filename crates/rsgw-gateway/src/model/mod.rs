@@ -27,6 +27,7 @@ pub(crate) mod policy;
 pub(crate) mod quota;
 pub(crate) mod ratelimit;
 pub(crate) mod upload;
+pub(crate) mod usage_log;
 pub(crate) mod user;
 pub(crate) mod versioning;
 pub(crate) mod website;

@@ -51,6 +51,9 @@ pub struct GatewayOptions {
     /// Server-side encryption: the keys and whether plain HTTP may carry
     /// encryption requests.
     pub crypt: CryptOptions,
+    /// Whether answered requests are counted in the usage log
+    /// (`model::usage_log`, radosgw's `rgw_enable_usage_log`).
+    pub usage_log: bool,
 }
 
 impl Default for GatewayOptions {
@@ -72,6 +75,7 @@ impl Default for GatewayOptions {
             lc_max_ops_per_s: 100,
             lc_lease: Duration::from_secs(60),
             crypt: CryptOptions::default(),
+            usage_log: false,
         }
     }
 }

@@ -8,13 +8,15 @@
 //! SigV2, headers or presigned) as for any S3 request, then hands it here.
 //! Each request is resolved to its operation of the table
 //! (`crate::operation`, family `Admin`), noted for metrics and the ops
-//! log, and authorized once, by the signer's caps (the gateway's
+//! log (and counted in the usage log, when kept), and authorized once, by
+//! the signer's caps (the gateway's
 //! `authz`), before it runs. Errors are radosgw's: the dispatcher turns
 //! their XML into radosgw's JSON error document ([`json_error`]).
 
 mod buckets;
 mod json;
 mod query;
+mod usage;
 mod users;
 
 use std::sync::Arc;
@@ -185,8 +187,7 @@ impl AdminApi {
             AdminGetUser | AdminCreateUser | AdminModifyUser | AdminRemoveUser | AdminCreateKey
             | AdminRemoveKey | AdminAddCaps | AdminRemoveCaps | AdminGetUserQuota
             | AdminSetUserQuota => users::run(&self.gw, op, q, body).await,
-            AdminGetUsage => Ok(Some(serde_json::json!({"entries": [], "summary": []}))),
-            AdminTrimUsage => Ok(None),
+            AdminGetUsage | AdminTrimUsage => usage::run(&self.gw, op, q).await,
             _ => buckets::run(&self.gw, (op, resource), q, body, &self.zonegroup).await,
         }
     }

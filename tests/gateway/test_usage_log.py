@@ -3,7 +3,6 @@ counted since its last flush (here, with a flush an hour away, all of
 it), so a rolling restart loses no request from /admin/usage. On the
 embedded backend's target: the flush is the gateway's, the same for every
 backend (tests/s3/test_admin_ops.py reads the log on every target)."""
-import os
 import uuid
 
 import boto3
@@ -25,14 +24,20 @@ def test_a_stopping_gateway_writes_its_last_counts(t, gateway):
     ak, sk = "U" + uuid.uuid4().hex[:19].upper(), uuid.uuid4().hex
     g.admin("user", "create", f"--uid={ops}", "--display-name=Ops", f"--access-key={ak}", f"--secret-key={sk}")
     g.admin("caps", "add", f"--uid={ops}", "--caps=usage=read")
+    # a user of its own: the store is the target's, whose gateway counts
+    # the other tests' requests
+    user = "u" + uuid.uuid4().hex[:10]
+    uak, usk = "U" + uuid.uuid4().hex[:19].upper(), uuid.uuid4().hex
+    g.admin("user", "create", f"--uid={user}", "--display-name=Counted", f"--access-key={uak}",
+            f"--secret-key={usk}")
     s3 = boto3.client("s3", endpoint_url=g.url, region_name="us-east-1",
-                      aws_access_key_id=os.environ["ALICE_AK"], aws_secret_access_key=os.environ["ALICE_SK"],
+                      aws_access_key_id=uak, aws_secret_access_key=usk,
                       config=botocore.config.Config(s3={"addressing_style": "path"}))
     bucket = "usage-" + uuid.uuid4().hex[:12]
     s3.create_bucket(Bucket=bucket)
     for n in range(7):
         s3.put_object(Bucket=bucket, Key=f"k{n}", Body=b"x" * 100)
-    usage_url = f"{g.url}/admin/usage?format=json&uid=alice&show-summary=True"
+    usage_url = f"{g.url}/admin/usage?format=json&uid={user}&show-summary=True"
     auth = AWS4Auth(ak, sk, "us-east-1", "s3")
 
     def put_obj():
@@ -50,3 +55,5 @@ def test_a_stopping_gateway_writes_its_last_counts(t, gateway):
         for n in range(7):
             s3.delete_object(Bucket=bucket, Key=f"k{n}")
         s3.delete_bucket(Bucket=bucket)
+        for uid in (user, ops):
+            g.admin("user", "rm", f"--uid={uid}")

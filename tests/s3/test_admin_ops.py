@@ -301,8 +301,9 @@ def test_the_usage_log_counts_requests_and_trims(t, rgw, uid):
     assert all(b["owner"] == uid and b["epoch"] % 3600 == 0 for b in entry["buckets"])
     rgw.trim_usage(uid=uid, remove_all=True)
     assert [s for s in rgw.get_usage(uid=uid, show_summary=True)["summary"] if s["user"] == uid] == []
-    with pytest.raises(InvalidArgument):
-        rgw.get_usage(uid=uid, start="yesterday")
+    if not t.is_radosgw:  # radosgw reads a date it cannot parse as none; rsgw refuses it
+        with pytest.raises(InvalidArgument):
+            rgw.get_usage(uid=uid, start="yesterday")
 
 
 def test_rate_limits(t, rgw, uid, ops):

@@ -319,7 +319,7 @@ def test_backup_flow_with_the_aws_cli(t, tmp_path):
                      "--object-lock-retain-until-date", until))["VersionId"]
         got = _ok(_aws(t, tmp_path, "get-object-retention", "--bucket", name, "--key", "backup.tar"))
         assert got["Retention"]["Mode"] == "GOVERNANCE"
-        rc, _, err = _aws(t, tmp_path, "delete-object", "--bucket", name, "--key", "backup.tar", "--version-id", v)
+        rc, _, err = _aws(t, tmp_path, "delete-object", "--bucket", name, "--key", "backup.tar", f"--version-id={v}")
         assert rc != 0 and "AccessDenied" in err, err
         shorter = (_now() + 2 * DAY).strftime("%Y-%m-%dT%H:%M:%SZ")
         rc, _, err = _aws(t, tmp_path, "put-object-retention", "--bucket", name, "--key", "backup.tar",
@@ -329,12 +329,12 @@ def test_backup_flow_with_the_aws_cli(t, tmp_path):
                  "--legal-hold", "Status=ON"))
         assert _ok(_aws(t, tmp_path, "get-object-legal-hold", "--bucket", name, "--key", "backup.tar"))[
             "LegalHold"]["Status"] == "ON"
-        rc, _, err = _aws(t, tmp_path, "delete-object", "--bucket", name, "--key", "backup.tar", "--version-id", v,
+        rc, _, err = _aws(t, tmp_path, "delete-object", "--bucket", name, "--key", "backup.tar", f"--version-id={v}",
                           "--bypass-governance-retention")
         assert rc != 0 and "AccessDenied" in err, err
         _ok(_aws(t, tmp_path, "put-object-legal-hold", "--bucket", name, "--key", "backup.tar",
                  "--legal-hold", "Status=OFF"))
-        _ok(_aws(t, tmp_path, "delete-object", "--bucket", name, "--key", "backup.tar", "--version-id", v,
+        _ok(_aws(t, tmp_path, "delete-object", "--bucket", name, "--key", "backup.tar", f"--version-id={v}",
                  "--bypass-governance-retention"))
     finally:
         _purge(t, name)

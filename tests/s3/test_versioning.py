@@ -301,7 +301,7 @@ def test_aws_cli_and_rclone_see_versions(t, vbucket, tmp_path):
     versions = listed["Versions"]
     assert [(v["Key"], v["Size"], v["IsLatest"]) for v in versions] == [("doc.txt", 14, True), ("doc.txt", 5, False)]
     old = versions[1]["VersionId"]
-    _run(aws + ["s3api", "get-object", "--bucket", vbucket, "--key", "doc.txt", "--version-id", old,
+    _run(aws + ["s3api", "get-object", "--bucket", vbucket, "--key", "doc.txt", f"--version-id={old}",
                 str(tmp_path / "old.out")], env)
     assert (tmp_path / "old.out").read_bytes() == b"first"
     # rclone lists old versions with their time as a suffix, and reads them

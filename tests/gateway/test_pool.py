@@ -292,7 +292,7 @@ def test_radosgw_settings_come_from_ceph_conf(tmp_path):
     """`--ceph-conf --name` takes rgw_frontends, rgw_thread_pool_size,
     rgw_max_concurrent_requests and the ops log's file from the instance's
     section of the test cluster's ceph.conf, and warns about what it cannot
-    use."""
+    use (radosgw's usage log flushes by count too; rsgw by time only)."""
     if "rsgw-rados" not in configs():
         pytest.skip("no cluster in this run (tests/run.sh RSGW -)")
     port, admin = free_ports(2)
@@ -304,7 +304,7 @@ rgw thread pool size = 12
 rgw_max_concurrent_requests = 64
 rgw_enable_ops_log = true
 rgw_ops_log_file_path = {tmp_path / "ops.log"}
-rgw_enable_usage_log = true
+rgw_usage_log_flush_threshold = 64
 """)
     # no endpoints and no backend in the file: both come from ceph.conf
     g = Gateway(tmp_path, "import", backend="none", port=port, admin=admin, endpoint_in_config=False,
@@ -314,7 +314,7 @@ rgw_enable_usage_log = true
         assert anonymous_get(f"http://127.0.0.1:{port}/nosuchbucket-x/k")[0] == 404
         assert g.metric("rsgw_pool_threads") == 12
     text = g.log_text()
-    assert "rgw_enable_usage_log = true" in text, text
+    assert "rgw_usage_log_flush_threshold = 64" in text, text
     lines = (tmp_path / "ops.log").read_text().splitlines()
     assert any('"uri":"/nosuchbucket-x/k"' in line and '"http_status":404' in line for line in lines), lines
 

@@ -468,7 +468,7 @@ impl Dispatcher {
         resp.extensions_mut().insert(routed.unwrap_or(S3Op::Other));
         self.account_rate(&mut resp, &slot, &seen.method);
         if self.gw.usage_log_enabled() {
-            self.count_usage(&resp, &slot, seen.received).await;
+            self.count_usage(&resp, &slot, seen.received);
         }
         if seen.logged {
             resp.extensions_mut().insert(slot.log_fields(&id));
@@ -579,10 +579,13 @@ impl Dispatcher {
     }
 
     /// The usage log's count of an answered request, as radosgw counts
-    /// it: for the bucket's owner when it names one that exists, else for
-    /// its signer; under bucket `-` when it answered 404; a request of no
-    /// operation or of no one counts nothing.
-    async fn count_usage(&self, resp: &http::Response<Body>, slot: &OpSlot, received: u64) {
+    /// it: for the bucket's owner when it names one, else for its signer;
+    /// under bucket `-` when it answered 404; a request of no operation or
+    /// of no one counts nothing. The owner comes from the bucket cache the
+    /// operation filled, never from a store read: a request answered while
+    /// the store is away is not held up a second time here (it then counts
+    /// for its signer, when the cache cannot be trusted).
+    fn count_usage(&self, resp: &http::Response<Body>, slot: &OpSlot, received: u64) {
         let Some(row) = slot.routed().and_then(S3Op::row) else {
             return;
         };
@@ -592,10 +595,7 @@ impl Dispatcher {
             .and_then(|n| n.bucket.as_deref())
             .filter(|_| row.family != Family::Admin);
         let (user, mut bucket) = match bucket {
-            Some(b) => match self.gw.bucket_info(b).await {
-                Ok(info) => (Some(info.owner), b.to_string()),
-                Err(_) => (signer, "-".to_string()),
-            },
+            Some(b) => (self.gw.cached_bucket_owner(b).or(signer), b.to_string()),
             None => (signer, String::new()),
         };
         let Some(user) = user else {

@@ -23,6 +23,13 @@ impl Gateway {
         self.opts.usage_log
     }
 
+    /// The owner of `bucket` if the bucket cache holds it (the request's
+    /// operation read it moments before), without a store read: `None`
+    /// when the instance cannot trust its cache or never read the bucket.
+    pub fn cached_bucket_owner(&self, bucket: &str) -> Option<String> {
+        self.cache.bucket(bucket).map(|b| b.owner)
+    }
+
     /// Counts one answered request for `user` on `bucket` (`""`: none,
     /// `-`: one that does not exist) under `category`; nothing while the
     /// log is off, nor for no user. Written by the next

@@ -211,18 +211,24 @@ impl Gateway {
 
     /// Adds caps to a user (radosgw's `caps add`, `users=*;buckets=read`).
     pub async fn add_caps(&self, uid: &str, caps: &str) -> GatewayResult<User> {
-        let caps = Caps::parse_list(caps)?;
-        let mut user = self.user_info(uid).await?;
-        user.caps.add(&caps);
-        self.save_user(&user).await?;
-        Ok(user)
+        self.change_caps(uid, caps, Caps::add).await
     }
 
     /// Takes caps from a user (radosgw's `caps rm`).
     pub async fn remove_caps(&self, uid: &str, caps: &str) -> GatewayResult<User> {
+        self.change_caps(uid, caps, Caps::remove).await
+    }
+
+    /// Parses `caps` and applies `change` with them to the user's caps.
+    async fn change_caps(
+        &self,
+        uid: &str,
+        caps: &str,
+        change: fn(&mut Caps, &[(String, Perm)]),
+    ) -> GatewayResult<User> {
         let caps = Caps::parse_list(caps)?;
         let mut user = self.user_info(uid).await?;
-        user.caps.remove(&caps);
+        change(&mut user.caps, &caps);
         self.save_user(&user).await?;
         Ok(user)
     }

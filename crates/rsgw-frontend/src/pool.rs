@@ -313,3 +313,130 @@ async fn serve_one<H: Handler>(handler: &H, job: Job<H>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use http_body_util::Full;
+    use hyper::server::conn::http1;
+    use hyper_util::rt::TokioIo;
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+    use crate::admission::{Admission, Policy};
+    use crate::client::TrustedProxies;
+    use crate::handler::{Operation, Rejection};
+    use crate::service::FrontendService;
+
+    #[derive(Clone, Copy)]
+    struct AnyOp;
+
+    impl Operation for AnyOp {
+        fn all() -> &'static [Self] {
+            &[AnyOp]
+        }
+        fn index(self) -> usize {
+            0
+        }
+        fn name(self) -> &'static str {
+            "any"
+        }
+        fn unrouted() -> Self {
+            AnyOp
+        }
+    }
+
+    /// A handler that takes its time and counts the requests it finished,
+    /// by method.
+    #[derive(Clone, Default)]
+    struct Slow {
+        finished_puts: Arc<AtomicUsize>,
+        finished_gets: Arc<AtomicUsize>,
+    }
+
+    impl Handler for Slow {
+        type Body = Full<Bytes>;
+        type Operation = AnyOp;
+
+        async fn call(&self, req: Request<RequestBody>) -> Response<Full<Bytes>> {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let done = if req.method() == Method::GET {
+                &self.finished_gets
+            } else {
+                &self.finished_puts
+            };
+            done.fetch_add(1, Ordering::SeqCst);
+            Response::new(Full::new(Bytes::new()))
+        }
+
+        fn reject(&self, _why: Rejection) -> Response<Full<Bytes>> {
+            let mut r = Response::new(Full::new(Bytes::new()));
+            *r.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+            r
+        }
+
+        fn operation(_ext: &http::Extensions) -> AnyOp {
+            AnyOp
+        }
+    }
+
+    /// Sends `head` (a whole request) on a new connection and closes it
+    /// 50 ms later, before the handler's answer.
+    async fn send_and_hang_up(addr: std::net::SocketAddr, head: &str) {
+        let mut c = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        c.write_all(head.as_bytes()).await.expect("send");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop(c);
+    }
+
+    #[tokio::test]
+    async fn a_write_runs_to_its_end_when_its_client_hangs_up_and_a_read_does_not() {
+        let handler = Slow::default();
+        let service = FrontendService::new(
+            handler.clone(),
+            None,
+            Arc::new(Admission::new(16, Policy::Reject)),
+            Pool::Async,
+            Arc::new(Metrics::new::<AnyOp>()),
+            TrustedProxies::default(),
+            None,
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("address");
+        tokio::spawn(async move {
+            while let Ok((stream, peer)) = listener.accept().await {
+                let service = service.for_connection(peer, false);
+                tokio::spawn(async move {
+                    let _: Result<(), hyper::Error> = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+            Ok::<(), Infallible>(())
+        });
+        send_and_hang_up(
+            addr,
+            "PUT /b/k HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc",
+        )
+        .await;
+        send_and_hang_up(addr, "GET /b/k HTTP/1.1\r\nHost: t\r\n\r\n").await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        // the read is cut with its connection: what this test relies on to
+        // cut the write too, were it run on the connection's task
+        assert_eq!(
+            handler.finished_gets.load(Ordering::SeqCst),
+            0,
+            "the GET was cut"
+        );
+        assert_eq!(
+            handler.finished_puts.load(Ordering::SeqCst),
+            1,
+            "a PUT whose client hung up ran to its end"
+        );
+    }
+}

@@ -28,10 +28,13 @@ pub struct CephConfImport {
 /// `rgw_dns_s3website_name` (with `rgw_enable_static_website = true`: the
 /// website endpoint is off in radosgw otherwise), `rgw_ops_log_file_path`
 /// (with `rgw_enable_ops_log = true`), `rgw_crypt_require_ssl`,
-/// `rgw_crypt_s3_kms_encryption_keys`, `rgw_zonegroup`,
+/// `rgw_crypt_s3_kms_encryption_keys`, `rgw_crypt_s3_kms_backend`,
+/// `rgw_crypt_kmip_addr`, `rgw_crypt_kmip_ca_path`,
+/// `rgw_crypt_kmip_client_cert`, `rgw_crypt_kmip_client_key`,
+/// `rgw_crypt_kmip_kms_key_template`, `rgw_zonegroup`,
 /// `rgw_multi_obj_del_max_aio`, `rgw_lc_debug_interval`,
 /// `rgw_enable_usage_log`, `rgw_usage_log_tick_interval`.
-pub const RADOSGW_OPTIONS: [&str; 20] = [
+pub const RADOSGW_OPTIONS: [&str; 26] = [
     "rgw_frontends",
     "rgw_thread_pool_size",
     "rgw_max_concurrent_requests",
@@ -52,6 +55,12 @@ pub const RADOSGW_OPTIONS: [&str; 20] = [
     "rgw_usage_log_tick_interval",
     "rgw_crypt_require_ssl",
     "rgw_crypt_s3_kms_encryption_keys",
+    "rgw_crypt_s3_kms_backend",
+    "rgw_crypt_kmip_addr",
+    "rgw_crypt_kmip_ca_path",
+    "rgw_crypt_kmip_client_cert",
+    "rgw_crypt_kmip_client_key",
+    "rgw_crypt_kmip_kms_key_template",
 ];
 
 /// Reads the sections `[global]`, `[client]` and `[NAME]` of a ceph.conf
@@ -159,6 +168,14 @@ pub(crate) fn apply_radosgw(
                 cfg.crypt.require_ssl = truthy(&value);
             }
             "rgw_crypt_s3_kms_encryption_keys" => cfg.crypt.kms_keys.clone_from(&value),
+            "rgw_crypt_s3_kms_backend" => cfg.crypt.kms_backend.clone_from(&value),
+            "rgw_crypt_kmip_addr" => cfg.crypt.kmip_addr.clone_from(&value),
+            "rgw_crypt_kmip_ca_path" => cfg.crypt.kmip_ca_path.clone_from(&value),
+            "rgw_crypt_kmip_client_cert" => cfg.crypt.kmip_client_cert.clone_from(&value),
+            "rgw_crypt_kmip_client_key" => cfg.crypt.kmip_client_key.clone_from(&value),
+            "rgw_crypt_kmip_kms_key_template" => {
+                cfg.crypt.kmip_kms_key_template.clone_from(&value);
+            }
             k if k.starts_with("rgw_") => {
                 out.ignored.push(format!("{k} = {value}"));
                 took = false;

@@ -634,8 +634,11 @@ impl Config {
                 });
             }
         }
+        self.crypt.validate_backend()?;
         let kms_keys = self.crypt.parsed_kms_keys()?;
-        if !self.crypt.kms_default_key.is_empty()
+        // a KMIP server's keys are known only when asked for
+        if !self.crypt.uses_kmip()
+            && !self.crypt.kms_default_key.is_empty()
             && !kms_keys.contains_key(&self.crypt.kms_default_key)
         {
             return Err(ConfigError::Value {

@@ -29,12 +29,14 @@ mod workers;
 pub use cache::coherence::MetadataWatch;
 pub use cache::limiter::{Kind, Limiter, Refusal, Scope};
 pub use cache::objects::{CachedObject, ObjectCacheStats};
+pub use engine::kmip::kmip_tls;
 pub use model::acl::{Acl, CannedAcl, Grant, Grantee, Permission};
 pub use model::bucket::BucketInfo;
 pub use model::caps::{CAP_TYPES, Caps, Perm};
 pub use model::cors::CorsRule;
 pub use model::crypt::{
-    BucketEncryption, CryptOptions, CustomerKey, KEY_LEN, Key, Sse, SseMode, SseRequest,
+    BucketEncryption, CryptOptions, CustomerKey, KEY_LEN, Key, KmipOptions, KmsBackend, Sse,
+    SseMode, SseRequest,
 };
 pub use model::error::{GatewayError, GatewayResult};
 pub use model::format::LAYOUT_FORMAT;

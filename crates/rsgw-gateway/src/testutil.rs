@@ -61,6 +61,7 @@ pub(crate) fn crypt_opts() -> CryptOptions {
             .map(|(id, b)| (id.to_string(), Key([b; KEY_LEN])))
             .collect(),
         kms_default_key: "k1".into(),
+        kmip: None,
         sse_s3_key: Some(Key([3; KEY_LEN])),
     }
 }

@@ -180,6 +180,7 @@ pub(crate) use with_echo;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rsgw_gateway::KmsBackend;
 
     fn headers(pairs: &[(&str, &str)]) -> http::HeaderMap {
         pairs
@@ -324,6 +325,7 @@ mod tests {
             mode: SseMode::CustomerKey,
             key_md5: "bWQ1".into(),
             key_id: String::new(),
+            kms_backend: KmsBackend::Testing,
             key_selector: String::new(),
             parts: Vec::new(),
         };

@@ -97,7 +97,9 @@ pub(crate) fn to_s3(e: GatewayError) -> S3Error {
             );
         }
         G::Store(StoreError::Timeout) => S3ErrorCode::SlowDown,
-        G::Store(StoreError::Unavailable(_)) => S3ErrorCode::ServiceUnavailable,
+        G::Store(StoreError::Unavailable(_)) | G::KeyServiceUnavailable => {
+            S3ErrorCode::ServiceUnavailable
+        }
         G::Store(StoreError::TooLarge { .. }) => S3ErrorCode::EntityTooLarge,
         // S3 names no code for a full store; WebDAV's status (MinIO's too),
         // which SDKs do not retry: the write fails at once, not after retries
@@ -258,6 +260,7 @@ mod tests {
             G::NoSuchObjectLockConfiguration => "NoSuchObjectLockConfiguration",
             G::InvalidRetentionPeriod(_) => "InvalidRetentionPeriod",
             G::NotConfigured(_) => "NotConfigured",
+            G::KeyServiceUnavailable => "KeyServiceUnavailable",
             G::NoSuchEncryptionConfiguration => "NoSuchEncryptionConfiguration",
             G::BadDigest => "BadDigest",
             G::BadChecksum(_) => "BadChecksum",
@@ -316,7 +319,7 @@ mod tests {
 
     /// How many names `variant` knows: the gateway's variants besides
     /// `Store`, and the 10 store variants under it.
-    const VARIANTS: usize = 69;
+    const VARIANTS: usize = 70;
 
     /// Every gateway failure, the S3 code and HTTP status AWS documents
     /// for it (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html),
@@ -541,6 +544,7 @@ mod tests {
             (G::RequestTimeout, "RequestTimeout", 400, false),
             (G::Corrupt(secret.into()), "InternalError", 500, true),
             (G::Store(StoreError::Timeout), "SlowDown", 503, false),
+            (G::KeyServiceUnavailable, "ServiceUnavailable", 503, false),
             (
                 G::Store(StoreError::Unavailable(secret.into())),
                 "ServiceUnavailable",

@@ -1,10 +1,11 @@
 //! Opening the configured store backend and the gateway on it.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rsgw_config::{Backend, Config, CryptConfig, StoreConfig};
-use rsgw_gateway::{CryptOptions, Gateway, GatewayOptions, Key};
+use rsgw_gateway::{CryptOptions, Gateway, GatewayOptions, Key, KmipOptions};
 use rsgw_store::adapters::AddedLatency;
 use rsgw_store::{Store, StoreResult};
 use rsgw_store_local::{LocalOptions, LocalStore};
@@ -59,9 +60,31 @@ fn open_rados(_: &StoreConfig, _: Duration) -> StoreResult<Arc<dyn Store>> {
 }
 
 /// `[crypt]` as the gateway's options: its keys parsed (the config's
-/// validation has checked them).
+/// validation has checked them), the KMIP server's TLS client built from
+/// its PEM files.
 fn crypt_options(cfg: &CryptConfig) -> Result<CryptOptions, rsgw_config::ConfigError> {
+    let kmip = if cfg.uses_kmip() {
+        let tls = rsgw_gateway::kmip_tls(
+            Path::new(&cfg.kmip_ca_path),
+            Path::new(&cfg.kmip_client_cert),
+            Path::new(&cfg.kmip_client_key),
+        )
+        .map_err(|message| rsgw_config::ConfigError::Value {
+            key: "crypt.kmip_*",
+            message,
+        })?;
+        Some(KmipOptions {
+            addr: cfg.kmip_addr.clone(),
+            tls: Arc::new(tls),
+            key_template: cfg.kmip_kms_key_template.clone(),
+            timeout: Duration::from_millis(cfg.kmip_timeout_ms),
+            cache_ttl: Duration::from_secs(cfg.kmip_key_cache_s),
+        })
+    } else {
+        None
+    };
     Ok(CryptOptions {
+        kmip,
         require_ssl: cfg.require_ssl,
         kms_keys: cfg
             .parsed_kms_keys()?

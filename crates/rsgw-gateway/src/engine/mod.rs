@@ -5,7 +5,8 @@
 //! counters (`index_commit`, `usage`), quota passes (`quota`), the GC log
 //! (`gc_log`), records read through the caches (`records`) and the one
 //! walk over an omap (`omap`); in a versioned bucket, versions placed,
-//! listed and promoted (`versions`). It knows the store, the options and the
+//! listed and promoted (`versions`); encryption keys, from the config or a
+//! KMIP server (`crypt`, `kmip`). It knows the store, the options and the
 //! caches ([`Engine`]), not the operations nor the gateway.
 
 pub(crate) mod commit;
@@ -13,6 +14,7 @@ pub(crate) mod crypt;
 pub(crate) mod gc_log;
 pub(crate) mod heads;
 pub(crate) mod index_commit;
+pub(crate) mod kmip;
 pub(crate) mod omap;
 pub(crate) mod quota;
 pub(crate) mod records;
@@ -49,6 +51,8 @@ pub struct Engine {
     pub(crate) quota_turns: Arc<quota::Turns>,
     /// This process's usage-log counts not yet written.
     pub(crate) usage: Arc<UsagePending>,
+    /// SSE-KMS keys from a KMIP server (`crypt.kms_backend = "kmip"`).
+    pub(crate) kmip: Option<Arc<kmip::KmipKeys>>,
 }
 
 impl Engine {
@@ -59,8 +63,14 @@ impl Engine {
             opts.object_cache_bytes,
             opts.object_cache_max_object.min(opts.chunk_size),
         );
+        let kmip = opts
+            .crypt
+            .kmip
+            .clone()
+            .map(|k| Arc::new(kmip::KmipKeys::new(k)));
         Engine {
             store,
+            kmip,
             opts: Arc::new(opts),
             cache: Arc::new(MetaCache::new(ttl)),
             objects: Arc::new(objects),

@@ -6,10 +6,14 @@
 //! The data is encrypted as radosgw encrypts it (AES-256-CBC in 4 KiB
 //! chunks, `rules::crypt`), with the customer's key (SSE-C) or with a key
 //! derived from a master key and a random selector stored with the object
-//! (SSE-S3, SSE-KMS); the customer's key is never stored, only its MD5.
+//! (SSE-S3, SSE-KMS with the `testing` backend), or with the key a KMIP
+//! server holds (SSE-KMS with the `kmip` backend); the customer's key is
+//! never stored, only its MD5.
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +46,36 @@ pub enum SseMode {
     Kms,
 }
 
+/// Where an SSE-KMS object's master key is held, which also says how the
+/// object's key follows from it (radosgw's `rgw_crypt_s3_kms_backend`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KmsBackend {
+    /// In the gateway's config (`crypt.kms_keys`); the object's key is
+    /// its key selector encrypted with the master key.
+    #[default]
+    #[serde(rename = "testing")]
+    Testing,
+    /// On a KMIP server; its key encrypts the data itself, as radosgw's
+    /// `kmip` backend does.
+    #[serde(rename = "kmip")]
+    Kmip,
+}
+
+impl KmsBackend {
+    /// Whether this is the default, left out of records.
+    pub fn is_testing(&self) -> bool {
+        *self == KmsBackend::Testing
+    }
+
+    /// Its name in the config (`crypt.kms_backend`).
+    pub fn name(self) -> &'static str {
+        match self {
+            KmsBackend::Testing => "testing",
+            KmsBackend::Kmip => "kmip",
+        }
+    }
+}
+
 /// How an object's data (or an upload's parts) is encrypted at rest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sse {
@@ -54,6 +88,10 @@ pub struct Sse {
     /// SSE-KMS: the master key's id.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub key_id: String,
+    /// SSE-KMS: where the master key is held. Records written before
+    /// KMIP existed have none: `testing`.
+    #[serde(default, skip_serializing_if = "KmsBackend::is_testing")]
+    pub kms_backend: KmsBackend,
     /// SSE-S3 and SSE-KMS: hex of the 32 random bytes that, encrypted with
     /// the master key, make the object's key (radosgw's key selector).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -99,6 +137,43 @@ pub struct BucketEncryption {
     pub key_id: String,
 }
 
+/// How the gateway reaches a KMIP server (`crypt.kmip_*`).
+#[derive(Clone)]
+pub struct KmipOptions {
+    /// `host:port`.
+    pub addr: String,
+    /// The TLS client: the server's CA, the gateway's certificate and key.
+    pub tls: Arc<rustls::ClientConfig>,
+    /// The name a key id is known by: `$keyid` replaced by the id.
+    pub key_template: String,
+    /// The most one exchange with the server may take.
+    pub timeout: Duration,
+    /// How long a fetched key is used without asking again.
+    pub cache_ttl: Duration,
+}
+
+impl fmt::Debug for KmipOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KmipOptions")
+            .field("addr", &self.addr)
+            .field("key_template", &self.key_template)
+            .field("timeout", &self.timeout)
+            .field("cache_ttl", &self.cache_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KmipOptions {
+    /// The name the KMIP server knows `key_id` by.
+    pub fn key_name(&self, key_id: &str) -> String {
+        if self.key_template.is_empty() {
+            key_id.to_string()
+        } else {
+            self.key_template.replace("$keyid", key_id)
+        }
+    }
+}
+
 /// The keys the gateway holds and how it serves encryption
 /// (`[crypt]` in the config).
 #[derive(Debug, Clone, Default)]
@@ -111,8 +186,21 @@ pub struct CryptOptions {
     pub kms_keys: BTreeMap<String, Key>,
     /// The key id SSE-KMS uses when a request names none.
     pub kms_default_key: String,
+    /// SSE-KMS keys come from this KMIP server (`kms_keys` unused).
+    pub kmip: Option<KmipOptions>,
     /// The SSE-S3 master key; `None`: SSE-S3 is refused.
     pub sse_s3_key: Option<Key>,
+}
+
+impl CryptOptions {
+    /// Where new SSE-KMS objects' master keys are held.
+    pub fn kms_backend(&self) -> KmsBackend {
+        if self.kmip.is_some() {
+            KmsBackend::Kmip
+        } else {
+            KmsBackend::Testing
+        }
+    }
 }
 
 impl Sse {
@@ -154,6 +242,7 @@ mod tests {
             mode: SseMode::CustomerKey,
             key_md5: "md5".into(),
             key_id: String::new(),
+            kms_backend: KmsBackend::Testing,
             key_selector: String::new(),
             parts: Vec::new(),
         };
@@ -165,6 +254,14 @@ mod tests {
         )
         .expect("decode");
         assert_eq!(kms.segments(6), vec![(0, 5), (5, 1)]);
+        assert_eq!(kms.kms_backend, KmsBackend::Testing, "records before KMIP");
+        let kmip = Sse {
+            kms_backend: KmsBackend::Kmip,
+            ..kms.clone()
+        };
+        let json = serde_json::to_string(&kmip).expect("encode");
+        assert!(json.contains(r#""kms_backend":"kmip""#), "{json}");
+        assert_eq!(serde_json::from_str::<Sse>(&json).expect("decode"), kmip);
         assert_eq!(kms.header(), Some("aws:kms"));
         assert_eq!(sse.segments(7), vec![(0, 7)]);
         assert_eq!(sse.header(), None);

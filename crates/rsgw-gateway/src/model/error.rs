@@ -216,6 +216,10 @@ pub enum GatewayError {
     /// backend, a master key).
     #[error("{0}")]
     NotConfigured(String),
+    /// The key server (KMIP) holding an SSE-KMS key could not be reached
+    /// or failed; the detail is in the gateway's log, not the answer.
+    #[error("the key management service is unavailable; please try again")]
+    KeyServiceUnavailable,
     /// The store's layout format is newer than this rsgw reads.
     #[error(
         "the store holds layout format {stored} (written by {written_by}); this rsgw reads formats up to {known}: run a release that knows format {stored} (docs/layout.md#format)"

@@ -8,7 +8,7 @@ use crate::model::error::{GatewayError, GatewayResult};
 use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
-use crate::rules::crypt::{kms_key, sse_s3_key};
+use crate::rules::crypt::sse_s3_key;
 
 impl Gateway {
     /// Sets a bucket's default encryption. The key it names must be one
@@ -26,7 +26,8 @@ impl Gateway {
                 sse_s3_key(&self.opts.crypt)?;
             }
             SseMode::Kms => {
-                kms_key(&self.opts.crypt, &default.key_id)?;
+                // the key must exist now (on a KMIP server: fetched)
+                self.kms_master(&default.key_id).await?;
             }
             SseMode::CustomerKey => {
                 return Err(GatewayError::MalformedXml(

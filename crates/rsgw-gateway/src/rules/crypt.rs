@@ -20,7 +20,7 @@ use aes::Aes256;
 use aes::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use bytes::{Bytes, BytesMut};
 
-use crate::model::crypt::{CryptOptions, CustomerKey, KEY_LEN, Key, Sse, SseMode};
+use crate::model::crypt::{CryptOptions, CustomerKey, KEY_LEN, Key, KmsBackend, Sse, SseMode};
 use crate::model::error::{GatewayError, GatewayResult};
 
 /// Bytes encrypted on their own.
@@ -198,31 +198,46 @@ pub(crate) fn derive_key(master: &Key, selector: &[u8; KEY_LEN]) -> Key {
     Key(out)
 }
 
-/// The master key of an SSE-KMS key id ("" for the default one).
-pub(crate) fn kms_key<'a>(
-    opts: &'a CryptOptions,
-    key_id: &str,
-) -> GatewayResult<(&'a str, &'a Key)> {
+/// The SSE-KMS key id a request means: its own, else the default one
+/// (`crypt.kms_default_key`).
+pub(crate) fn kms_key_id<'a>(opts: &'a CryptOptions, key_id: &'a str) -> GatewayResult<&'a str> {
+    if opts.kmip.is_none() && opts.kms_keys.is_empty() {
+        return Err(GatewayError::NotConfigured(
+            "SSE-KMS needs a key backend: this gateway has no crypt.kms_keys and no KMIP server"
+                .into(),
+        ));
+    }
     let id = if key_id.is_empty() {
         opts.kms_default_key.as_str()
     } else {
         key_id
     };
-    if opts.kms_keys.is_empty() {
-        return Err(GatewayError::NotConfigured(
-            "SSE-KMS needs a key backend: this gateway has no crypt.kms_keys".into(),
+    if id.is_empty() {
+        return Err(GatewayError::InvalidArgument(
+            "SSE-KMS needs x-amz-server-side-encryption-aws-kms-key-id: this gateway has no default key (crypt.kms_default_key)".into(),
         ));
     }
-    opts.kms_keys
-        .get_key_value(id)
-        .map(|(id, k)| (id.as_str(), k))
-        .ok_or_else(|| {
-            GatewayError::InvalidArgument(if id.is_empty() {
-                "SSE-KMS needs x-amz-server-side-encryption-aws-kms-key-id: this gateway has no default key (crypt.kms_default_key)".into()
-            } else {
-                format!("Invalid arguments for KMS key: no key with id '{id}'")
-            })
-        })
+    Ok(id)
+}
+
+/// The master key of an SSE-KMS key id in the gateway's config (the
+/// `testing` backend).
+pub(crate) fn config_kms_key<'a>(opts: &'a CryptOptions, id: &str) -> GatewayResult<&'a Key> {
+    opts.kms_keys.get(id).ok_or_else(|| {
+        GatewayError::InvalidArgument(format!(
+            "Invalid arguments for KMS key: no key with id '{id}'"
+        ))
+    })
+}
+
+/// The key an SSE-KMS object's data is encrypted with: derived from the
+/// master key and the object's selector (`testing`), or the KMIP server's
+/// key itself (`kmip`), as radosgw's backends do.
+pub(crate) fn kms_object_key(backend: KmsBackend, master: &Key, selector: &[u8; KEY_LEN]) -> Key {
+    match backend {
+        KmsBackend::Testing => derive_key(master, selector),
+        KmsBackend::Kmip => master.clone(),
+    }
 }
 
 /// The SSE-S3 master key.
@@ -246,14 +261,16 @@ pub(crate) fn check_transport(opts: &CryptOptions, secure: bool) -> GatewayResul
 }
 
 /// The key that reads (or completes, or adds a part to) what `sse` says
-/// is encrypted, given the customer key the request sent: `None` for
-/// data stored in the clear. A customer key is required for SSE-C and
-/// refused for anything else, as S3 refuses it.
+/// is encrypted, given the customer key the request sent and, for SSE-KMS,
+/// the master key of its key id (`kms_master`, fetched by the engine):
+/// `None` for data stored in the clear. A customer key is required for
+/// SSE-C and refused for anything else, as S3 refuses it.
 pub(crate) fn object_key(
     sse: Option<&Sse>,
     given: Option<&CustomerKey>,
     opts: &CryptOptions,
     secure: bool,
+    kms_master: Option<&Key>,
 ) -> GatewayResult<Option<Key>> {
     let Some(sse) = sse else {
         return match given {
@@ -284,8 +301,10 @@ pub(crate) fn object_key(
         )),
         (SseMode::S3, None) => Ok(Some(derive_key(sse_s3_key(opts)?, &selector()?))),
         (SseMode::Kms, None) => {
-            let (_, master) = kms_key(opts, &sse.key_id)?;
-            Ok(Some(derive_key(master, &selector()?)))
+            let master = kms_master.ok_or_else(|| {
+                GatewayError::Corrupt("an SSE-KMS object read without its master key".into())
+            })?;
+            Ok(Some(kms_object_key(sse.kms_backend, master, &selector()?)))
         }
     }
 }
@@ -645,6 +664,7 @@ mod tests {
             require_ssl: true,
             kms_keys: [("k1".to_string(), key(9))].into_iter().collect(),
             kms_default_key: String::new(),
+            kmip: None,
             sse_s3_key: Some(key(8)),
         }
     }
@@ -660,24 +680,28 @@ mod tests {
             mode: SseMode::CustomerKey,
             key_md5: "m".into(),
             key_id: String::new(),
+            kms_backend: KmsBackend::Testing,
             key_selector: String::new(),
             parts: Vec::new(),
         };
-        assert_eq!(object_key(None, None, &o, false).expect("clear"), None);
+        assert_eq!(
+            object_key(None, None, &o, false, None).expect("clear"),
+            None
+        );
         assert!(matches!(
-            object_key(None, Some(&ck), &o, true),
+            object_key(None, Some(&ck), &o, true, None),
             Err(GatewayError::InvalidRequest(_))
         ));
         assert!(matches!(
-            object_key(Some(&sse_c), None, &o, true),
+            object_key(Some(&sse_c), None, &o, true, None),
             Err(GatewayError::InvalidRequest(_))
         ));
         assert!(matches!(
-            object_key(Some(&sse_c), Some(&ck), &o, false),
+            object_key(Some(&sse_c), Some(&ck), &o, false, None),
             Err(GatewayError::InvalidRequest(_))
         ));
         assert_eq!(
-            object_key(Some(&sse_c), Some(&ck), &o, true).expect("key"),
+            object_key(Some(&sse_c), Some(&ck), &o, true, None).expect("key"),
             Some(key(1))
         );
         let other = CustomerKey {
@@ -685,41 +709,60 @@ mod tests {
             key_md5: "n".into(),
         };
         assert!(matches!(
-            object_key(Some(&sse_c), Some(&other), &o, true),
+            object_key(Some(&sse_c), Some(&other), &o, true, None),
             Err(GatewayError::SseKeyMismatch)
         ));
         let kms = Sse {
             mode: SseMode::Kms,
             key_md5: String::new(),
             key_id: "k1".into(),
+            kms_backend: KmsBackend::Testing,
             key_selector: hex::encode([3u8; KEY_LEN]),
             parts: Vec::new(),
         };
-        let k = object_key(Some(&kms), None, &o, false)
+        let master = config_kms_key(&o, kms_key_id(&o, "k1").expect("id")).expect("k1");
+        let k = object_key(Some(&kms), None, &o, false, Some(master))
             .expect("kms")
             .expect("a key");
         assert_eq!(k, derive_key(&key(9), &[3; KEY_LEN]));
         assert_ne!(k, key(9), "the master key never encrypts data");
+        assert!(matches!(
+            object_key(Some(&kms), None, &o, false, None),
+            Err(GatewayError::Corrupt(_))
+        ));
+        // a KMIP server's key encrypts the data itself, as radosgw's does
+        let kmip = Sse {
+            kms_backend: KmsBackend::Kmip,
+            ..kms.clone()
+        };
+        assert_eq!(
+            object_key(Some(&kmip), None, &o, false, Some(&key(5))).expect("kmip"),
+            Some(key(5))
+        );
         let s3 = Sse {
             mode: SseMode::S3,
             key_id: String::new(),
             ..kms.clone()
         };
         assert_eq!(
-            object_key(Some(&s3), None, &o, false).expect("s3"),
+            object_key(Some(&s3), None, &o, false, None).expect("s3"),
             Some(derive_key(&key(8), &[3; KEY_LEN]))
         );
-        let gone = Sse {
-            key_id: "k2".into(),
-            ..kms
-        };
         assert!(matches!(
-            object_key(Some(&gone), None, &o, true),
+            config_kms_key(&o, "k2"),
+            Err(GatewayError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            kms_key_id(&o, ""),
             Err(GatewayError::InvalidArgument(_))
         ));
         let bare = CryptOptions::default();
         assert!(matches!(
-            object_key(Some(&s3), None, &bare, true),
+            object_key(Some(&s3), None, &bare, true, None),
+            Err(GatewayError::NotConfigured(_))
+        ));
+        assert!(matches!(
+            kms_key_id(&bare, "k1"),
             Err(GatewayError::NotConfigured(_))
         ));
     }

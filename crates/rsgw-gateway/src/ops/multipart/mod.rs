@@ -88,7 +88,7 @@ impl Gateway {
         )?;
         check_lock_request(&info, &params.lock, now_secs())?;
         let acl = self.resolve_acl(params.acl).await?;
-        let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure)?;
+        let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure).await?;
         // the time first: a key's uploads list in the order they began, as
         // S3 lists them, and upload-id-marker resumes in that order
         let nanos = std::time::SystemTime::now()
@@ -176,8 +176,15 @@ impl Gateway {
         let (info, up) = self
             .upload(rq, Access::WritePart, bucket, key, upload_id)
             .await?;
-        let cipher = object_key(up.sse.as_ref(), sse_key, &self.opts.crypt, rq.secure)?
-            .map(|k| ChunkCipher::new(&k));
+        let master = self.sse_master(up.sse.as_ref()).await?;
+        let cipher = object_key(
+            up.sse.as_ref(),
+            sse_key,
+            &self.opts.crypt,
+            rq.secure,
+            master.as_ref(),
+        )?
+        .map(|k| ChunkCipher::new(&k));
         let w = self
             .write_body(
                 WriteTarget {
@@ -355,11 +362,14 @@ impl Gateway {
             r => r?,
         };
         if checks.sse_key.is_some() {
+            // a customer key is checked against an SSE-C upload, refused
+            // for any other: no master key is needed for either
             object_key(
                 up.sse.as_ref(),
                 checks.sse_key.as_ref(),
                 &self.opts.crypt,
                 rq.secure,
+                None,
             )?;
         }
         let mut stored: BTreeMap<u32, PartInfo> = self

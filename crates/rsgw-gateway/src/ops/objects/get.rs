@@ -42,7 +42,8 @@ impl Gateway {
         let mut ticket = match self.objects.lookup(&head.name) {
             Lookup::Hit(c) => {
                 self.authorize_get(rq, &info, key, &c.meta)?;
-                return self.answer_get(rq, &info, params, c.meta.clone(), c.data.clone());
+                // the cache holds no encrypted object: no master key
+                return self.answer_get(rq, &info, params, c.meta.clone(), c.data.clone(), None);
             }
             Lookup::Miss(t) => Some(t),
             Lookup::Off => None,
@@ -119,7 +120,8 @@ impl Gateway {
                 _ => fill.await,
             }
         }
-        self.answer_get(rq, &info, params, meta, data)
+        let master = self.sse_master(meta.sse.as_ref()).await?;
+        self.answer_get(rq, &info, params, meta, data, master.as_ref())
     }
 
     /// A GET or HEAD of version `v` (`versionId`) of `key`: the head's if
@@ -154,7 +156,8 @@ impl Gateway {
                 by_version: true,
             });
         }
-        self.answer_get(rq, info, params, found.meta, found.data)
+        let master = self.sse_master(found.meta.sse.as_ref()).await?;
+        self.answer_get(rq, info, params, found.meta, found.data, master.as_ref())
     }
 
     /// A GET or HEAD of a whole object answered from memory alone: the
@@ -218,8 +221,8 @@ impl Gateway {
     }
 
     /// A GET's or HEAD's answer from an authorized object's metadata and
-    /// head data: the key of an encrypted object, conditions, range, and
-    /// the body (decrypted).
+    /// head data: the key of an encrypted object (from `kms_master` for
+    /// SSE-KMS), conditions, range, and the body (decrypted).
     fn answer_get(
         &self,
         rq: &Requester,
@@ -227,12 +230,14 @@ impl Gateway {
         params: GetParams,
         meta: ObjectMeta,
         head_data: Bytes,
+        kms_master: Option<&Key>,
     ) -> GatewayResult<GetResult> {
         let key = object_key(
             meta.sse.as_ref(),
             params.sse_key.as_ref(),
             &self.opts.crypt,
             rq.secure,
+            kms_master,
         )?;
         check_conditions(&params, &meta)?;
         let range = match params.range {

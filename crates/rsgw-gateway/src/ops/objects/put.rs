@@ -41,7 +41,7 @@ impl Gateway {
         {
             return Err(GatewayError::EntityTooLarge);
         }
-        let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure)?;
+        let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure).await?;
         let head_id = layout::head(&info.id, key);
         if params.if_match.is_some() || params.if_none_match_any {
             let cur = self.head_meta(&head_id).await?;

@@ -49,6 +49,9 @@ pub struct PutParams {
     /// The object lock asked for (none: the bucket's default retention,
     /// if any).
     pub lock: LockRequest,
+    /// CreateMultipartUpload's `x-amz-checksum-algorithm`, lowercase: every
+    /// part carries a checksum of it and the object their composite.
+    pub checksum_algorithm: Option<String>,
 }
 
 /// What a PUT produced.

@@ -43,6 +43,10 @@ pub struct UploadInfo {
     /// default retention is the bucket's when the upload completes.
     #[serde(default, skip_serializing_if = "LockRequest::is_empty")]
     pub lock: LockRequest,
+    /// The checksum algorithm every part carries (lowercase S3 name); the
+    /// object gets their composite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum_algorithm: Option<String>,
 }
 
 /// One uploaded part.

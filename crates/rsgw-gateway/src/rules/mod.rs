@@ -6,6 +6,7 @@
 
 pub(crate) mod acl;
 pub(crate) mod authz;
+pub(crate) mod checksum;
 pub(crate) mod cors;
 pub(crate) mod crypt;
 pub(crate) mod lifecycle;

@@ -25,7 +25,14 @@ pub(super) async fn create_multipart_upload(
 ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
     let rq = s3.requester(&req).await?;
     let i = req.input;
-    let params = object_params!(i, req.headers);
+    let algorithm = i
+        .checksum_algorithm
+        .as_ref()
+        .map(|a| a.as_str().to_ascii_lowercase());
+    let params = rsgw_gateway::PutParams {
+        checksum_algorithm: algorithm,
+        ..object_params!(i, req.headers)
+    };
     let up = s3
         .gw
         .create_multipart(&rq, &i.bucket, &i.key, params)
@@ -35,6 +42,7 @@ pub(super) async fn create_multipart_upload(
         bucket: Some(i.bucket),
         key: Some(i.key),
         upload_id: Some(up.upload_id),
+        checksum_algorithm: up.checksum_algorithm.as_deref().map(checksum_algorithm),
         ..Default::default()
     };
     Ok(S3Response::new(with_echo!(out, echo(up.sse.as_ref()))))
@@ -113,11 +121,13 @@ pub(super) async fn upload_part_copy(
         .await
         .map_err(to_s3)?;
     let out = UploadPartCopyOutput {
-        copy_part_result: Some(CopyPartResult {
-            e_tag: Some(etag(&part.etag)),
-            last_modified: Some(ts(part.mtime)),
-            ..Default::default()
-        }),
+        copy_part_result: Some(with_checksums!(
+            CopyPartResult {
+                e_tag: Some(etag(&part.etag)),
+                last_modified: Some(ts(part.mtime)),
+            },
+            checksums::from_map(&part.checksums)
+        )),
         ..Default::default()
     };
     Ok(S3Response::new(with_echo!(
@@ -173,14 +183,16 @@ pub(super) async fn complete_multipart_upload(
         .complete_multipart_checked(&rq, &i.bucket, &i.key, &i.upload_id, &parts, &checks)
         .await
         .map_err(to_s3)?;
-    let out = CompleteMultipartUploadOutput {
-        location: Some(location),
-        bucket: Some(i.bucket),
-        key: Some(i.key),
-        e_tag: Some(etag(&res.meta.etag)),
-        version_id: res.meta.version_id.clone(),
-        ..Default::default()
-    };
+    let out = with_checksums!(
+        CompleteMultipartUploadOutput {
+            location: Some(location),
+            bucket: Some(i.bucket),
+            key: Some(i.key),
+            e_tag: Some(etag(&res.meta.etag)),
+            version_id: res.meta.version_id.clone(),
+        },
+        checksums::stored(&res.meta)
+    );
     // S3's answer names no customer key here: only the other modes
     let e = echo(res.meta.sse.as_ref());
     Ok(S3Response::new(CompleteMultipartUploadOutput {
@@ -188,6 +200,11 @@ pub(super) async fn complete_multipart_upload(
         ssekms_key_id: e.ssekms_key_id,
         ..out
     }))
+}
+
+/// S3's name of a stored (lowercase) checksum algorithm.
+fn checksum_algorithm(alg: &str) -> ChecksumAlgorithm {
+    ChecksumAlgorithm::from(alg.to_ascii_uppercase())
 }
 
 pub(super) async fn abort_multipart_upload(
@@ -231,15 +248,20 @@ pub(super) async fn list_parts(
         }),
         owner: Some(owner),
         storage_class: Some(StorageClass::from_static(StorageClass::STANDARD)),
+        checksum_algorithm: up.checksum_algorithm.as_deref().map(checksum_algorithm),
         parts: Some(
             parts
                 .iter()
-                .map(|p| Part {
-                    part_number: Some(p.number as i32),
-                    e_tag: Some(etag(&p.etag)),
-                    size: Some(p.size as i64),
-                    last_modified: Some(ts(p.mtime)),
-                    ..Default::default()
+                .map(|p| {
+                    with_checksums!(
+                        Part {
+                            part_number: Some(p.number as i32),
+                            e_tag: Some(etag(&p.etag)),
+                            size: Some(p.size as i64),
+                            last_modified: Some(ts(p.mtime)),
+                        },
+                        checksums::from_map(&p.checksums)
+                    )
                 })
                 .collect(),
         ),

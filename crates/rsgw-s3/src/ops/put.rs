@@ -52,7 +52,9 @@ pub(super) async fn put_object(
 macro_rules! with_checksums {
     ($output:ident { $($fields:tt)* }, $sums:expr) => {{
         let sums = $sums;
-        $output {
+        // some outputs (a part, a copied part) have no other fields
+        #[allow(clippy::needless_update)]
+        let out = $output {
             $($fields)*
             checksum_crc32: sums.checksum_crc32,
             checksum_crc32c: sums.checksum_crc32c,
@@ -60,7 +62,8 @@ macro_rules! with_checksums {
             checksum_sha256: sums.checksum_sha256,
             checksum_crc64nvme: sums.checksum_crc64nvme,
             ..Default::default()
-        }
+        };
+        out
     }};
 }
 pub(super) use with_checksums;

@@ -13,8 +13,10 @@
 mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
+use futures::StreamExt;
 use md5::{Digest, Md5};
 use rsgw_store::{ReadOp, StoreError, WriteOp};
 
@@ -34,6 +36,7 @@ use crate::model::params::{
 use crate::model::upload::{PartInfo, SEP, UploadInfo, upload_index_key};
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
+use crate::rules::checksum::{self, check_algorithm, composite};
 use crate::rules::crypt::{ChunkCipher, object_key};
 use crate::rules::lock::{check_lock_request, lock_new_version};
 use crate::rules::names::validate_key;
@@ -87,6 +90,9 @@ impl Gateway {
             &Target::key(&info, key).requesting(&params.tags),
         )?;
         check_lock_request(&info, &params.lock, now_secs())?;
+        if let Some(alg) = &params.checksum_algorithm {
+            check_algorithm(alg)?;
+        }
         let acl = self.resolve_acl(params.acl).await?;
         let sse = self.new_sse(&info, params.sse.as_ref(), rq.secure).await?;
         // the time first: a key's uploads list in the order they began, as
@@ -108,6 +114,7 @@ impl Gateway {
             tags: params.tags,
             sse: sse.map(|(s, _)| s),
             lock: params.lock,
+            checksum_algorithm: params.checksum_algorithm,
         };
         let data = Bytes::from(serde_json::to_vec(&up)?);
         self.store
@@ -153,7 +160,8 @@ impl Gateway {
     }
 
     /// Stores one part; `sse_key` is the customer key of an SSE-C upload
-    /// (the one it was created with).
+    /// (the one it was created with); `check` the client's checksums of
+    /// the body, which must include the upload's checksum algorithm.
     #[allow(clippy::too_many_arguments)]
     pub async fn upload_part(
         &self,
@@ -168,6 +176,30 @@ impl Gateway {
         sse_key: Option<&CustomerKey>,
         body: BodyStream,
     ) -> GatewayResult<PartInfo> {
+        let sums = PartSums::Client(check);
+        self.store_part(
+            rq,
+            (bucket, key, upload_id, number),
+            content_length,
+            content_md5,
+            sums,
+            sse_key,
+            body,
+        )
+        .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn store_part(
+        &self,
+        rq: &Requester,
+        (bucket, key, upload_id, number): (&str, &str, &str, u32),
+        content_length: Option<u64>,
+        content_md5: Option<Vec<u8>>,
+        sums: PartSums,
+        sse_key: Option<&CustomerKey>,
+        body: BodyStream,
+    ) -> GatewayResult<PartInfo> {
         if !(1..=MAX_PART_NUMBER).contains(&number) {
             return Err(GatewayError::InvalidArgument(format!(
                 "part number must be an integer between 1 and {MAX_PART_NUMBER}"
@@ -176,6 +208,7 @@ impl Gateway {
         let (info, up) = self
             .upload(rq, Access::WritePart, bucket, key, upload_id)
             .await?;
+        let (body, check) = sums.for_upload(up.checksum_algorithm.as_deref(), body)?;
         let master = self.sse_master(up.sse.as_ref()).await?;
         let cipher = object_key(
             up.sse.as_ref(),
@@ -272,15 +305,12 @@ impl Gateway {
         let body = src
             .body
             .unwrap_or_else(|| Box::pin(futures::stream::empty()));
-        self.upload_part(
+        self.store_part(
             rq,
-            bucket,
-            key,
-            upload_id,
-            number,
+            (bucket, key, upload_id, number),
             Some(len),
             None,
-            None,
+            PartSums::Copied,
             sse_key,
             body,
         )
@@ -391,6 +421,17 @@ impl Gateway {
         }
         let etag = multipart_etag(chosen.iter().map(|p| p.etag.as_str()))
             .map_err(|e| GatewayError::Corrupt(e.to_string()))?;
+        let mut checksums = BTreeMap::new();
+        if let Some(alg) = &up.checksum_algorithm {
+            let sums = chosen
+                .iter()
+                .map(|p| p.checksums.get(alg).map(String::as_str))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    GatewayError::Corrupt(format!("a part of a {alg} upload without its checksum"))
+                })?;
+            checksums.insert(alg.clone(), composite(alg, sums.into_iter())?);
+        }
         let mtime = now_secs();
         let mut meta = ObjectMeta {
             size: chosen.iter().map(|p| p.size).sum(),
@@ -404,7 +445,7 @@ impl Gateway {
             tag: unique_id(),
             head_len: 0,
             tails: chosen.iter().map(|p| p.tail.clone()).collect(),
-            checksums: BTreeMap::new(),
+            checksums,
             upload_id: upload_id.into(),
             sse: up.sse.clone().map(|sse| Sse {
                 parts: chosen.iter().map(|p| p.size).collect(),
@@ -570,6 +611,77 @@ impl Gateway {
                 out.uploads
                     .push(serde_json::from_slice(&r.data.unwrap_or_default())?);
                 out.next_marker = Some((key.to_string(), upload_id.to_string()));
+            }
+        }
+    }
+}
+
+/// Where a part's checksums come from.
+enum PartSums {
+    /// The client's, checked as the body is read (UploadPart).
+    Client(Option<BodyCheck>),
+    /// None sent: the gateway computes the upload's own (UploadPartCopy).
+    Copied,
+}
+
+impl PartSums {
+    /// The body to store and its check, for an upload whose parts carry
+    /// `alg` checksums (if any): a client's part must send one, a copied
+    /// part gets one computed as it streams.
+    fn for_upload(
+        self,
+        alg: Option<&str>,
+        body: BodyStream,
+    ) -> GatewayResult<(BodyStream, Option<BodyCheck>)> {
+        let Some(alg) = alg.map(str::to_string) else {
+            return Ok(match self {
+                PartSums::Client(check) => (body, check),
+                PartSums::Copied => (body, None),
+            });
+        };
+        let missing = move |alg: &str| {
+            GatewayError::InvalidRequest(format!(
+                "the upload was created with a {} checksum: each part must send x-amz-checksum-{alg}",
+                alg.to_ascii_uppercase()
+            ))
+        };
+        match self {
+            PartSums::Client(None) => Err(missing(&alg)),
+            PartSums::Client(Some(check)) => {
+                let check: BodyCheck = Box::new(move || {
+                    let sums = check()?;
+                    if sums.contains_key(&alg) {
+                        Ok(sums)
+                    } else {
+                        Err(missing(&alg))
+                    }
+                });
+                Ok((body, Some(check)))
+            }
+            PartSums::Copied => {
+                let digest = checksum::Digest::new(&alg).ok_or_else(|| {
+                    GatewayError::Corrupt(format!("an upload's checksum algorithm {alg}"))
+                })?;
+                let digest = Arc::new(Mutex::new(Some(digest)));
+                let fed = digest.clone();
+                let body: BodyStream = Box::pin(body.inspect(move |r| {
+                    if let (Ok(b), Ok(mut d)) = (r, fed.lock())
+                        && let Some(d) = d.as_mut()
+                    {
+                        d.update(b);
+                    }
+                }));
+                let check: BodyCheck = Box::new(move || {
+                    let d = digest
+                        .lock()
+                        .ok()
+                        .and_then(|mut d| d.take())
+                        .ok_or_else(|| {
+                            GatewayError::Corrupt("a part's checksum taken twice".into())
+                        })?;
+                    Ok(BTreeMap::from([(alg, d.finish())]))
+                });
+                Ok((body, Some(check)))
             }
         }
     }

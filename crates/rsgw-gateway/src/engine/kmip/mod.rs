@@ -394,6 +394,21 @@ mod tests {
         ));
     }
 
+    /// The Locate payload for the name `Key1` is byte for byte what
+    /// PyKMIP 0.11's encoder writes (`LocateRequestPayload` with a Name
+    /// attribute), and decodes back.
+    #[test]
+    fn a_locate_payload_encodes_as_pykmip_writes_it() {
+        let payload = locate_payload("Key1");
+        assert_eq!(
+            hex::encode(payload.encode()),
+            "4200790100000040420008010000003842000a07000000044e616d6500000000\
+             42000b010000002042005507000000044b657931000000004200540500000004\
+             0000000100000000"
+        );
+        assert_eq!(Item::decode(&payload.encode()).expect("decode"), payload);
+    }
+
     #[test]
     fn requests_carry_one_batch_item() {
         let r = request(GET, Item::structure(tag::REQUEST_PAYLOAD, vec![]));

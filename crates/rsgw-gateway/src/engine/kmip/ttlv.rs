@@ -289,36 +289,6 @@ fn decode_at(buf: &[u8], depth: usize) -> Result<(Item, usize), TtlvError> {
 mod tests {
     use super::*;
 
-    /// A Locate request's payload for the name `Key1` encodes byte for byte
-    /// as PyKMIP 0.11's encoder writes it (`LocateRequestPayload` with a
-    /// Name attribute).
-    #[test]
-    fn a_locate_payload_encodes_as_pykmip_writes_it() {
-        let payload = Item::structure(
-            tag::REQUEST_PAYLOAD,
-            vec![Item::structure(
-                tag::ATTRIBUTE,
-                vec![
-                    Item::text(tag::ATTRIBUTE_NAME, "Name"),
-                    Item::structure(
-                        tag::ATTRIBUTE_VALUE,
-                        vec![
-                            Item::text(tag::NAME_VALUE, "Key1"),
-                            Item::enumeration(tag::NAME_TYPE, 1),
-                        ],
-                    ),
-                ],
-            )],
-        );
-        assert_eq!(
-            hex::encode(payload.encode()),
-            "4200790100000040420008010000003842000a07000000044e616d6500000000\
-             42000b010000002042005507000000044b657931000000004200540500000004\
-             0000000100000000"
-        );
-        assert_eq!(Item::decode(&payload.encode()).expect("decode"), payload);
-    }
-
     #[test]
     fn every_type_round_trips() {
         let all = Item::structure(

@@ -11,6 +11,8 @@
 # (default tests/fuzz/corpus). Fails on the first crash, timeout (20 s for
 # one input) or out-of-memory; the input lands in tests/fuzz/artifacts/TARGET.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     (default 30 s, every target)
+#   tests/fuzz/run.sh --build                   builds every target, runs none
+#   (the test command builds them so in the background, then runs them)
 #   FUZZ_OUT=DIR also writes DIR/fuzz-stats.csv and DIR/fuzz-stats.md.
 #   FUZZ_PROFILE=quick builds with opt-level 1 instead of release (a
 #   quarter less build time, half the runs per second: Cargo.toml says
@@ -23,6 +25,8 @@
 # long runs' figures.
 set -euo pipefail
 cd "$(dirname "$0")"
+build_only=0
+[[ ${1:-} == --build ]] && { build_only=1; shift; }
 secs=${1:-30}
 shift || true
 export RUSTC_BOOTSTRAP=1
@@ -42,6 +46,7 @@ case $profile in
   quick) cargo build --manifest-path Cargo.toml --target "$triple" --profile quick --bins ;;
   *) echo "FUZZ_PROFILE is release or quick, not $profile" >&2; exit 2 ;;
 esac
+((build_only)) && exit 0
 bin_dir=target/$triple/$profile
 targets=("$@")
 ((${#targets[@]})) || mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -vx rsgw-fuzz)

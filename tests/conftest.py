@@ -43,12 +43,18 @@ def pytest_collection_modifyitems(config, items):
     """Tests marked `chaos` run only with RSGW_TEST_CHAOS=1 (scripts/test
     --chaos). RSGW_TEST_PHASE (tests/run.sh) keeps the tests of one phase:
     `concurrent` the tests that may run beside others, `alone` the rest;
-    unset, every test. For pytest-xdist's `--dist loadgroup`: a module's
-    tests against one target form one group, run on one worker in the order
-    written, so module-scoped fixtures are made once and tests that build
-    on each other's state keep their order; different targets' runs of a
-    module share nothing and go to different workers. Without xdist the
-    group mark means nothing."""
+    unset, every test. For pytest-xdist's `--dist loadgroup`: in the first
+    phase a module's tests against one target form one group, run on one
+    worker in the order written, so module-scoped fixtures are made once
+    and tests that build on each other's state keep their order; different
+    targets' runs of a module share nothing and go to different workers. In
+    the second phase the groups are two lanes, one test at a time in each:
+    rsgw-local's tests (and those marked `embedded`) on the embedded store,
+    and the cluster's (rsgw-rados, radosgw, and the other tests without a
+    target). What makes a test `alone` (stopped OSDs, a filled cluster,
+    quotas on the shared users, GC or lifecycle passes over a whole store)
+    reaches no further than its lane's store; its timing margins are for a
+    loaded host. Without xdist the group mark means nothing."""
     if not os.environ.get("RSGW_TEST_CHAOS"):
         chaos = [item for item in items if item.get_closest_marker("chaos")]
         if chaos:
@@ -71,7 +77,13 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=in_s3)
     for item in items:
         target = item.callspec.params.get("target", "-") if hasattr(item, "callspec") else "-"
-        item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}.{target}"))
+        if phase != "alone":
+            group = f"{item.module.__name__}.{target}"
+        elif target == "rsgw-local" or (target == "-" and item.get_closest_marker("embedded")):
+            group = "lane.embedded"
+        else:
+            group = "lane.cluster"
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

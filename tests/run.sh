@@ -22,14 +22,16 @@
 # modules marked `concurrent` on RSGW_TEST_WORKERS pytest-xdist workers
 # (default 3), a module's tests against one target together on one worker
 # in order; then the rest of tests/gateway and the tests/s3 modules marked
-# `alone` in one process, one test at a time (they measure timing and load,
-# stop OSDs, change the shared users' quotas, or run lifecycle passes).
-# RSGW_TEST_WORKERS=1 runs everything in one process, in one phase.
+# `alone` (they measure timing and load, stop OSDs, change the shared users'
+# quotas, or run lifecycle passes) in two lanes on two workers, one test at
+# a time in each: the embedded store's (rsgw-local) beside the cluster's.
+# RSGW_TEST_WORKERS=1 runs everything in one process, in one phase;
+# RSGW_TEST_PHASE=concurrent or alone runs that phase only, as it runs here.
 # Env: RSGW_TEST_RADOSGW=no leaves radosgw out (the cluster has one radosgw:
 # two runs at once on one cluster would stop each other's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[[ $# -ge 2 ]] || { sed -n "2,29p" "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n "2,31p" "$0"; exit 2; }
 RSGW=$(realpath "$1")
 CEPH_CONF=$2
 shift 2
@@ -40,6 +42,12 @@ source "$here/lib.sh"
 
 workers=${RSGW_TEST_WORKERS:-3}
 [[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "RSGW_TEST_WORKERS: a positive number, not '$workers'" >&2; exit 2; }
+phases=(concurrent alone)
+case ${RSGW_TEST_PHASE:-} in
+  "") ;;
+  concurrent | alone) phases=("$RSGW_TEST_PHASE") ;;
+  *) echo "RSGW_TEST_PHASE: concurrent or alone, not '$RSGW_TEST_PHASE'" >&2; exit 2 ;;
+esac
 pytest_args=() paths=()
 prev=
 for a in "$@"; do
@@ -153,8 +161,12 @@ suite() { # pytest [args...]: rc 5 (nothing collected, e.g. a -k matching one su
 if ((workers == 1)); then
   suite "${pytest_args[@]}" "${paths[@]}"
 else
-  RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}"
-  RSGW_TEST_PHASE=alone suite "${pytest_args[@]}" "${paths[@]}"
+  for phase in "${phases[@]}"; do
+    case $phase in
+      concurrent) RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}" ;;
+      alone) RSGW_TEST_PHASE=alone suite -n 2 --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}" ;;
+    esac
+  done
 fi
 ((collected || !empty)) || status=5
 # the targets must still run, and stop cleanly

@@ -18,7 +18,11 @@ import random
 import socket
 import subprocess
 
+import pytest
+
 from targets import configs
+
+pytestmark = pytest.mark.embedded
 
 RSGW = os.environ.get("RSGW_BIN", "rsgw")
 METRICS = ["ops_per_s", "p50_ms", "p99_ms", "cpu_us_per_op"]

@@ -8,6 +8,7 @@
 
 mod admin;
 mod central;
+mod decode;
 mod health;
 mod instances;
 mod serve;
@@ -45,6 +46,10 @@ enum Command {
     /// Ask a running instance's admin listener for /health: exit status 0
     /// when it answers 200 (a container HEALTHCHECK).
     Health(health::HealthArgs),
+    /// Print a record radosgw wrote in RADOS (saved with `rados get`) as
+    /// radosgw-admin prints it: a user, or a link from an access key,
+    /// e-mail or Swift name to its user.
+    Decode(decode::DecodeArgs),
     /// Work on the store directly: benchmarks and maintenance.
     Admin {
         /// Configuration file (TOML; see docs/config.md). Without one the
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Bench { command } => rsgw_bench::run(&command),
         Command::Health(args) => health::run(&args),
+        Command::Decode(args) => decode::run(&args),
         Command::Admin { config, command } => admin::run(config.as_deref(), command),
     };
     match result {

@@ -1,0 +1,395 @@
+//! Ceph's encoding, the reading half (`include/encoding.h` in ceph/ceph):
+//! integers little-endian; a string is a `u32` length and its bytes; a map,
+//! list or set a `u32` count and its entries; a time (`real_time`) two
+//! `u32`s, seconds and nanoseconds. A record's struct is a versioned block:
+//! `struct_v`, the oldest reader version that understands it
+//! (`struct_compat`) and a `u32` length, so that a reader skips the fields of
+//! versions newer than its own. Older records may lack the compat byte or
+//! the length: [`Header::Legacy`] reads them as radosgw's
+//! `DECODE_START_LEGACY_COMPAT_LEN*` macros do.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use thiserror::Error;
+
+/// Why bytes are not the record they should be. `at` is the offset in the
+/// decoded buffer.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The bytes end inside a field.
+    #[error("{what}: the record ends inside it (byte {at}, {need} more bytes needed)")]
+    Truncated {
+        what: &'static str,
+        at: usize,
+        need: usize,
+    },
+    /// A block encoded for readers newer than rsgw's decoder.
+    #[error(
+        "{what}: encoded as version {struct_v} for readers of version {compat} and up; rsgw reads up to version {known}"
+    )]
+    TooNew {
+        what: &'static str,
+        struct_v: u8,
+        compat: u8,
+        known: u8,
+    },
+    /// A block's fields ran past the length it declared.
+    #[error("{what}: its fields run to byte {at}, past its declared end at byte {end}")]
+    Overrun {
+        what: &'static str,
+        at: usize,
+        end: usize,
+    },
+    /// A container's count that the bytes left cannot hold.
+    #[error("{what}: {count} entries cannot fit in the {left} bytes left (byte {at})")]
+    Count {
+        what: &'static str,
+        count: u32,
+        left: usize,
+        at: usize,
+    },
+    /// A string that is not UTF-8.
+    #[error("{what}: not UTF-8 (byte {at})")]
+    NotUtf8 { what: &'static str, at: usize },
+    /// Bytes after the record's end.
+    #[error("{0} bytes after the record's end")]
+    Trailing(usize),
+}
+
+/// Shorthand for decoding results.
+pub type Result<T> = std::result::Result<T, DecodeError>;
+
+/// How a versioned block begins.
+#[derive(Debug, Clone, Copy)]
+pub enum Header {
+    /// `DECODE_START(known)`: `struct_v`, `struct_compat`, `u32` length.
+    Start {
+        /// The newest version the decoder knows.
+        known: u8,
+    },
+    /// `DECODE_START_LEGACY_COMPAT_LEN*(known, compat_v, len_v)`: the
+    /// compat byte only from `struct_v >= compat_v` (before it, `skip`
+    /// bytes of an old wider version field follow `struct_v`: 3 for the
+    /// `_32` form, 0 for the plain one), the length only from
+    /// `struct_v >= len_v`.
+    Legacy {
+        /// The newest version the decoder knows.
+        known: u8,
+        /// The first version with a compat byte.
+        compat_v: u8,
+        /// The first version with a length.
+        len_v: u8,
+        /// Bytes to skip when there is no compat byte.
+        skip: usize,
+    },
+}
+
+/// A cursor over an encoded record.
+#[derive(Debug)]
+pub struct Decoder<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder at the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Decoder { buf, pos: 0 }
+    }
+
+    /// The offset of the next byte to read.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Fails unless every byte was read.
+    pub fn finish(self) -> Result<()> {
+        match self.remaining() {
+            0 => Ok(()),
+            n => Err(DecodeError::Trailing(n)),
+        }
+    }
+
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
+        if self.remaining() < n {
+            return Err(DecodeError::Truncated {
+                what,
+                at: self.pos,
+                need: n - self.remaining(),
+            });
+        }
+        let bytes = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(bytes)
+    }
+
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
+    /// A `__u8`.
+    pub fn u8(&mut self, what: &'static str) -> Result<u8> {
+        Ok(self.array::<1>(what)?[0])
+    }
+
+    /// A `bool` (one byte, any non-zero value true).
+    pub fn bool(&mut self, what: &'static str) -> Result<bool> {
+        Ok(self.u8(what)? != 0)
+    }
+
+    /// A `uint32_t`.
+    pub fn u32(&mut self, what: &'static str) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+
+    /// An `int32_t`.
+    pub fn i32(&mut self, what: &'static str) -> Result<i32> {
+        Ok(i32::from_le_bytes(self.array(what)?))
+    }
+
+    /// A `uint64_t`.
+    pub fn u64(&mut self, what: &'static str) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.array(what)?))
+    }
+
+    /// An `int64_t`.
+    pub fn i64(&mut self, what: &'static str) -> Result<i64> {
+        Ok(i64::from_le_bytes(self.array(what)?))
+    }
+
+    /// A `std::string`: a `u32` length, then its bytes, which must be UTF-8.
+    pub fn string(&mut self, what: &'static str) -> Result<String> {
+        let len = self.u32(what)?;
+        let at = self.pos;
+        let bytes = self.take(len as usize, what)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| DecodeError::NotUtf8 { what, at })
+    }
+
+    /// A `ceph::real_time`: `u32` seconds and `u32` nanoseconds since the
+    /// Unix epoch.
+    pub fn time(&mut self, what: &'static str) -> Result<SystemTime> {
+        let secs = self.u32(what)?;
+        let nanos = self.u32(what)?;
+        Ok(UNIX_EPOCH
+            + Duration::from_secs(u64::from(secs))
+            + Duration::from_nanos(u64::from(nanos)))
+    }
+
+    /// A container's `u32` count, refused when the bytes left cannot hold
+    /// that many entries of at least `min_entry` bytes each (so that a bad
+    /// count allocates nothing).
+    pub fn count(&mut self, what: &'static str, min_entry: usize) -> Result<usize> {
+        let at = self.pos;
+        let count = self.u32(what)?;
+        let left = self.remaining();
+        if (count as usize).saturating_mul(min_entry.max(1)) > left {
+            return Err(DecodeError::Count {
+                what,
+                count,
+                left,
+                at,
+            });
+        }
+        Ok(count as usize)
+    }
+
+    /// A `std::list`, `std::vector` or `std::set` of entries read by `entry`
+    /// (each at least `min_entry` bytes).
+    pub fn seq<T>(
+        &mut self,
+        what: &'static str,
+        min_entry: usize,
+        mut entry: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.count(what, min_entry)?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(entry(self)?);
+        }
+        Ok(out)
+    }
+
+    /// A versioned block: its header, then `body` with the block's
+    /// `struct_v`, then a skip to the block's declared end (the fields of
+    /// newer versions than `body` reads).
+    pub fn block<T>(
+        &mut self,
+        what: &'static str,
+        header: Header,
+        body: impl FnOnce(&mut Self, u8) -> Result<T>,
+    ) -> Result<T> {
+        let struct_v = self.u8(what)?;
+        let (known, has_compat, has_len, skip) = match header {
+            Header::Start { known } => (known, true, true, 0),
+            Header::Legacy {
+                known,
+                compat_v,
+                len_v,
+                skip,
+            } => (known, struct_v >= compat_v, struct_v >= len_v, skip),
+        };
+        if has_compat {
+            let compat = self.u8(what)?;
+            if compat > known {
+                return Err(DecodeError::TooNew {
+                    what,
+                    struct_v,
+                    compat,
+                    known,
+                });
+            }
+        } else {
+            self.take(skip, what)?;
+        }
+        let end = if has_len {
+            let len = self.u32(what)? as usize;
+            if len > self.remaining() {
+                return Err(DecodeError::Truncated {
+                    what,
+                    at: self.pos,
+                    need: len - self.remaining(),
+                });
+            }
+            Some(self.pos + len)
+        } else {
+            None
+        };
+        let value = body(self, struct_v)?;
+        if let Some(end) = end {
+            if self.pos > end {
+                return Err(DecodeError::Overrun {
+                    what,
+                    at: self.pos,
+                    end,
+                });
+            }
+            self.pos = end;
+        }
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(struct_v: u8, compat: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![struct_v, compat];
+        out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn integers_and_strings_are_little_endian_and_length_prefixed() {
+        let bytes = [
+            1, 0xff, 0x01, 0x02, 0x03, 0x04, 0xfe, 0xff, 0xff, 0xff, 2, 0, 0, 0, b'h', b'i',
+        ];
+        let mut d = Decoder::new(&bytes);
+        assert!(d.bool("b").unwrap());
+        assert_eq!(d.u8("u8").unwrap(), 0xff);
+        assert_eq!(d.u32("u32").unwrap(), 0x0403_0201);
+        assert_eq!(d.i32("i32").unwrap(), -2);
+        assert_eq!(d.string("s").unwrap(), "hi");
+        d.finish().unwrap();
+    }
+
+    #[test]
+    fn a_block_skips_the_fields_of_newer_versions() {
+        // version 3 of a block whose reader knows 2 fields: the third is skipped
+        let mut bytes = block(3, 1, &[7, 0, 0, 0, 8, 0, 0, 0, 9, 0, 0, 0]);
+        bytes.push(42);
+        let mut d = Decoder::new(&bytes);
+        let (a, b) = d
+            .block("t", Header::Start { known: 2 }, |d, v| {
+                assert_eq!(v, 3);
+                Ok((d.u32("a")?, d.u32("b")?))
+            })
+            .unwrap();
+        assert_eq!((a, b), (7, 8));
+        assert_eq!(d.u8("after").unwrap(), 42);
+        d.finish().unwrap();
+    }
+
+    #[test]
+    fn a_block_for_newer_readers_is_refused() {
+        let bytes = block(5, 4, &[]);
+        let err = Decoder::new(&bytes)
+            .block("t", Header::Start { known: 3 }, |_, _| Ok(()))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::TooNew {
+                what: "t",
+                struct_v: 5,
+                compat: 4,
+                known: 3
+            }
+        );
+    }
+
+    #[test]
+    fn a_block_whose_fields_run_past_its_length_is_refused() {
+        let mut bytes = block(1, 1, &[1, 0]);
+        bytes.extend_from_slice(&[0, 0]);
+        let err = Decoder::new(&bytes)
+            .block("t", Header::Start { known: 1 }, |d, _| d.u32("a"))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::Overrun {
+                what: "t",
+                at: 10,
+                end: 8
+            }
+        );
+    }
+
+    #[test]
+    fn legacy_blocks_lack_the_compat_byte_and_length_before_their_versions() {
+        // a _32 block of version 1: a u32 version, no compat, no length
+        let bytes = [1, 0, 0, 0, 5, 0, 0, 0];
+        let header = Header::Legacy {
+            known: 4,
+            compat_v: 2,
+            len_v: 2,
+            skip: 3,
+        };
+        let mut d = Decoder::new(&bytes);
+        assert_eq!(
+            d.block("t", header, |d, v| Ok((v, d.u32("a")?))).unwrap(),
+            (1, 5)
+        );
+        d.finish().unwrap();
+    }
+
+    #[test]
+    fn bad_counts_truncations_and_trailing_bytes_are_errors() {
+        let huge = [0xff, 0xff, 0xff, 0xff, 1];
+        assert!(matches!(
+            Decoder::new(&huge).seq("list", 4, |d| d.string("s")),
+            Err(DecodeError::Count {
+                count: u32::MAX,
+                ..
+            })
+        ));
+        assert!(matches!(
+            Decoder::new(&[9, 0, 0, 0, b'x']).string("s"),
+            Err(DecodeError::Truncated { need: 8, .. })
+        ));
+        assert_eq!(
+            Decoder::new(&[1, 0, 0, 0, 0xc3]).string("s"),
+            Err(DecodeError::NotUtf8 { what: "s", at: 4 })
+        );
+        let mut d = Decoder::new(&[1, 2]);
+        d.u8("a").unwrap();
+        assert_eq!(d.finish(), Err(DecodeError::Trailing(1)));
+    }
+}

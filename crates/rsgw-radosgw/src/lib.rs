@@ -1,0 +1,22 @@
+//! radosgw's records in RADOS, read as radosgw writes them: the first part
+//! of the radosgw layout (issue 31, docs/layout.md "radosgw's records").
+//!
+//! - [`encoding`]: Ceph's encoding (`include/encoding.h`) as far as
+//!   radosgw's records use it: little-endian integers, length-prefixed
+//!   strings and containers, and versioned blocks whose length lets a reader
+//!   skip the fields of newer versions;
+//! - [`user`]: a user's record in `<zone>.rgw.meta`, namespace `users.uid`
+//!   (`RGWUID` then `RGWUserInfo`), and the links to it from
+//!   `users.keys`, `users.email` and `users.swift`, each with
+//!   `radosgw-admin user info`'s JSON.
+//!
+//! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
+//! panic: counts are checked against the bytes left before anything is
+//! allocated (tests/fuzz's `radosgw_records` target holds them to it).
+
+#![forbid(unsafe_code)]
+
+pub mod encoding;
+pub mod user;
+
+pub use encoding::DecodeError;

@@ -26,12 +26,14 @@
 # quotas, or run lifecycle passes) in two lanes on two workers, one test at
 # a time in each: the embedded store's (rsgw-local) beside the cluster's.
 # RSGW_TEST_WORKERS=1 runs everything in one process, in one phase;
-# RSGW_TEST_PHASE=concurrent or alone runs that phase only, as it runs here.
+# RSGW_TEST_PHASE=concurrent or alone runs that phase only, as it runs here;
+# RSGW_TEST_ALONE_MARK=FILE is created as the second phase begins
+# (scripts/test starts the fuzz targets' build beside that phase).
 # Env: RSGW_TEST_RADOSGW=no leaves radosgw out (the cluster has one radosgw:
 # two runs at once on one cluster would stop each other's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[[ $# -ge 2 ]] || { sed -n "2,31p" "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n "2,33p" "$0"; exit 2; }
 RSGW=$(realpath "$1")
 CEPH_CONF=$2
 shift 2
@@ -164,7 +166,10 @@ else
   for phase in "${phases[@]}"; do
     case $phase in
       concurrent) RSGW_TEST_PHASE=concurrent suite -n "$workers" --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}" ;;
-      alone) RSGW_TEST_PHASE=alone suite -n 2 --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}" ;;
+      alone)
+        [[ -z ${RSGW_TEST_ALONE_MARK:-} ]] || touch "$RSGW_TEST_ALONE_MARK"
+        RSGW_TEST_PHASE=alone suite -n 2 --dist loadgroup --no-loadscope-reorder "${pytest_args[@]}" "${paths[@]}"
+        ;;
     esac
   done
 fi

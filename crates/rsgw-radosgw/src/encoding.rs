@@ -84,6 +84,31 @@ pub enum Header {
     },
 }
 
+impl Header {
+    /// `DECODE_START_LEGACY_COMPAT_LEN_32(known, compat_v, len_v)`: the
+    /// version was once a `u32`, so without a compat byte 3 bytes of it
+    /// follow `struct_v`.
+    pub const fn legacy_32(known: u8, compat_v: u8, len_v: u8) -> Header {
+        Header::Legacy {
+            known,
+            compat_v,
+            len_v,
+            skip: 3,
+        }
+    }
+
+    /// `DECODE_START_LEGACY_COMPAT_LEN(known, compat_v, len_v)`: the version
+    /// was always one byte.
+    pub const fn legacy(known: u8, compat_v: u8, len_v: u8) -> Header {
+        Header::Legacy {
+            known,
+            compat_v,
+            len_v,
+            skip: 0,
+        }
+    }
+}
+
 /// A cursor over an encoded record.
 #[derive(Debug)]
 pub struct Decoder<'a> {
@@ -356,12 +381,7 @@ mod tests {
     fn legacy_blocks_lack_the_compat_byte_and_length_before_their_versions() {
         // a _32 block of version 1: a u32 version, no compat, no length
         let bytes = [1, 0, 0, 0, 5, 0, 0, 0];
-        let header = Header::Legacy {
-            known: 4,
-            compat_v: 2,
-            len_v: 2,
-            skip: 3,
-        };
+        let header = Header::legacy_32(4, 2, 2);
         let mut d = Decoder::new(&bytes);
         assert_eq!(
             d.block("t", header, |d, v| Ok((v, d.u32("a")?))).unwrap(),

@@ -181,13 +181,7 @@ pub fn decode_link(bytes: &[u8]) -> Result<String> {
 
 /// Decodes an `RGWUserInfo`.
 pub fn decode_user_info(d: &mut Decoder<'_>) -> Result<UserInfo> {
-    let header = Header::Legacy {
-        known: 22,
-        compat_v: 9,
-        len_v: 9,
-        skip: 3,
-    };
-    d.block("RGWUserInfo", header, |d, v| {
+    d.block("RGWUserInfo", Header::legacy_32(22, 9, 9), |d, v| {
         if v >= 2 {
             d.u64("RGWUserInfo.auid")?;
         }
@@ -313,13 +307,7 @@ fn keyed<T>(
 }
 
 fn decode_access_key(d: &mut Decoder<'_>) -> Result<AccessKey> {
-    let header = Header::Legacy {
-        known: 4,
-        compat_v: 2,
-        len_v: 2,
-        skip: 3,
-    };
-    d.block("RGWAccessKey", header, |d, v| {
+    d.block("RGWAccessKey", Header::legacy_32(4, 2, 2), |d, v| {
         Ok(AccessKey {
             id: d.string("RGWAccessKey.id")?,
             key: d.string("RGWAccessKey.key")?,
@@ -339,13 +327,7 @@ fn decode_access_key(d: &mut Decoder<'_>) -> Result<AccessKey> {
 }
 
 fn decode_subuser(d: &mut Decoder<'_>) -> Result<SubUser> {
-    let header = Header::Legacy {
-        known: 2,
-        compat_v: 2,
-        len_v: 2,
-        skip: 3,
-    };
-    d.block("RGWSubUser", header, |d, _| {
+    d.block("RGWSubUser", Header::legacy_32(2, 2, 2), |d, _| {
         Ok(SubUser {
             name: d.string("RGWSubUser.name")?,
             perm_mask: d.u32("RGWSubUser.perm_mask")?,
@@ -362,13 +344,7 @@ fn decode_caps(d: &mut Decoder<'_>) -> Result<Vec<(String, u32)>> {
 }
 
 fn decode_quota(d: &mut Decoder<'_>) -> Result<QuotaInfo> {
-    let header = Header::Legacy {
-        known: 3,
-        compat_v: 1,
-        len_v: 1,
-        skip: 0,
-    };
-    d.block("RGWQuotaInfo", header, |d, v| {
+    d.block("RGWQuotaInfo", Header::legacy(3, 1, 1), |d, v| {
         let max_size_kb = d.i64("RGWQuotaInfo.max_size_kb")?;
         let max_objects = d.i64("RGWQuotaInfo.max_objects")?;
         let enabled = d.bool("RGWQuotaInfo.enabled")?;

@@ -138,10 +138,16 @@ mod tests {
             one(Grantee::Email("not an address".into())).await,
             Err(GatewayError::UnresolvableEmail(_))
         ));
-        assert!(matches!(
-            one(Grantee::User("nobody".into())).await,
-            Err(GatewayError::InvalidArgument(_))
-        ));
+        // ids no user can have, the store's refused names among them
+        for id in ["nobody", "a\0lice", "", "a/b"] {
+            assert!(
+                matches!(
+                    one(Grantee::User(id.into())).await,
+                    Err(GatewayError::InvalidArgument(_))
+                ),
+                "{id:?}"
+            );
+        }
         let many = Acl::Grants(vec![grant(Grantee::AllUsers); MAX_ACL_GRANTS + 1]);
         assert!(matches!(
             f.gw.resolve_acl(many).await,

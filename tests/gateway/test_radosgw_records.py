@@ -1,25 +1,36 @@
-"""radosgw's user records as rsgw decodes them (crates/rsgw-radosgw, the
-radosgw layout's first part, issue 31), against radosgw-admin on the same
-records: users made with radosgw-admin 16.2 (several S3 keys, subusers with
-Swift keys, caps, quotas, a tenant, unicode names, suspended, system and
-admin users), their `users.uid` objects saved with `rados get` and printed
-by `rsgw decode user`, must give exactly `radosgw-admin user info`'s JSON;
-the `users.keys`, `users.email` and `users.swift` links must name the
-user. Bad bytes are a clear error, never a panic. Cluster only; radosgw
-itself need not run (radosgw-admin writes the records)."""
+"""radosgw's records as rsgw decodes them (crates/rsgw-radosgw, the
+radosgw layout's first parts, issue 31), against radosgw-admin on the same
+records:
+- users made with radosgw-admin 16.2 (several S3 keys, subusers with Swift
+  keys, caps, quotas, a tenant, unicode names, suspended, system and admin
+  users): their `users.uid` objects saved with `rados get` and printed by
+  `rsgw decode user` must give exactly `radosgw-admin user info`'s JSON;
+  the `users.keys`, `users.email` and `users.swift` links must name the
+  user (radosgw-admin writes these; radosgw need not run);
+- buckets made through radosgw's S3 API (objects of 0 B to 40 MiB,
+  multipart with uneven parts, unicode keys, a website with routing rules,
+  a redirect-all website, object lock, versioning suspended, a tenant's
+  bucket, a resharded bucket whose instance is no longer its marker): the
+  entry point and instance must print as `metadata get`'s, every plain
+  index entry as `bi list`'s, and the shard headers must give `bucket
+  stats`' versions and usage (these skip without radosgw in the run).
+Bad bytes are a clear error, never a panic."""
 import json
 import os
 import subprocess
 import uuid
 
+import boto3
+import botocore.config
 import pytest
 
-from targets import configs
+from targets import configs, targets
 
 pytestmark = pytest.mark.concurrent
 
 RSGW = os.environ.get("RSGW_BIN", "rsgw")
 META = "default.rgw.meta"
+INDEX = "default.rgw.buckets.index"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +40,9 @@ def cluster():
 
 
 def admin(*args):
-    r = subprocess.run(["radosgw-admin", *args], capture_output=True, text=True, timeout=120)
+    # bi list prints versioned entries' index keys with their raw 0x80 byte
+    r = subprocess.run(["radosgw-admin", *args], capture_output=True, text=True, errors="surrogateescape",
+                       timeout=120)
     assert r.returncode == 0, (args, r.stderr[-2000:])
     return json.loads(r.stdout) if r.stdout.strip() else None
 
@@ -42,8 +55,17 @@ def saved(tmp_path, ns, oid):
     return path
 
 
-def decode(record, path):
-    r = subprocess.run([RSGW, "decode", record, str(path)], capture_output=True, text=True, timeout=60)
+def rados_index(tmp_path, *args):
+    """`rados -p <index pool> ARGS... FILE`: an omap value or header saved."""
+    path = tmp_path / f"index-{uuid.uuid4().hex[:8]}"
+    r = subprocess.run(["rados", "-p", INDEX, *args, str(path)], capture_output=True, timeout=60)
+    assert r.returncode == 0, (args, r.stderr)
+    return path
+
+
+def decode(record, *paths):
+    r = subprocess.run([RSGW, "decode", record, *map(str, paths)], capture_output=True, text=True,
+                       timeout=60)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -125,3 +147,169 @@ def test_bad_bytes_are_a_clear_error(users, tmp_path):
         assert r.stderr.startswith("rsgw: ") and "panicked" not in r.stderr, (name, r.stderr)
     r = subprocess.run([RSGW, "decode", "user", str(tmp_path / "longer")], capture_output=True, text=True)
     assert "1 bytes after the record's end" in r.stderr, r.stderr
+
+
+@pytest.fixture(scope="module")
+def buckets(cluster):
+    """name -> (metadata key, rados name of the entry point) of buckets
+    radosgw made, of every kind the decoders read."""
+    url = targets().get("radosgw")
+    if not url:
+        pytest.skip("no radosgw in this run (RSGW_TEST_RADOSGW=no)")
+    tag = uuid.uuid4().hex[:8]
+    tenant = f"tn{tag}"
+    users = [(f"bk-{tag}", []), (f"bk-{tag}", ["--tenant", tenant])]
+    for (uid, t), n in zip(users, (1, 2)):
+        admin("user", "create", "--uid", uid, *t, "--display-name", "Bücket Öwner",
+              "--access-key", f"AKBK{n}{tag.upper()}", "--secret", f"bk-secret-{n}-{tag}")
+
+    def client(n):
+        return boto3.client("s3", endpoint_url=url, aws_access_key_id=f"AKBK{n}{tag.upper()}",
+                            aws_secret_access_key=f"bk-secret-{n}-{tag}", region_name="us-east-1",
+                            config=botocore.config.Config(s3={"addressing_style": "path"},
+                                                          retries={"max_attempts": 1, "mode": "standard"}))
+    s3, s3t = client(1), client(2)
+    made = {}
+    objects = f"rec-{tag}"
+    s3.create_bucket(Bucket=objects)
+    s3.put_object(Bucket=objects, Key="zero", Body=b"")
+    s3.put_object(Bucket=objects, Key="one-kib", Body=os.urandom(1024), ContentType="text/plain",
+                  Metadata={"colour": "blue"})
+    s3.put_object(Bucket=objects, Key="five-mib", Body=os.urandom(5 << 20))
+    s3.put_object(Bucket=objects, Key="forty-mib", Body=os.urandom(40 << 20))
+    s3.put_object(Bucket=objects, Key="dir/ünïcode ✓ 名前", Body=b"hello")
+    up = s3.create_multipart_upload(Bucket=objects, Key="multipart")["UploadId"]
+    parts = []
+    for i, n in enumerate([5 << 20, (5 << 20) + 7, 1234], 1):
+        r = s3.upload_part(Bucket=objects, Key="multipart", UploadId=up, PartNumber=i, Body=os.urandom(n))
+        parts.append({"ETag": r["ETag"], "PartNumber": i})
+    s3.complete_multipart_upload(Bucket=objects, Key="multipart", UploadId=up,
+                                 MultipartUpload={"Parts": parts})
+    # an upload left open: its parts are index entries in the multipart namespace
+    open_up = s3.create_multipart_upload(Bucket=objects, Key="open")["UploadId"]
+    s3.upload_part(Bucket=objects, Key="open", UploadId=open_up, PartNumber=1, Body=b"part")
+    s3.put_bucket_acl(Bucket=objects, ACL="public-read")
+    made["objects"] = objects
+    site = f"recsite-{tag}"
+    s3.create_bucket(Bucket=site)
+    s3.put_bucket_website(Bucket=site, WebsiteConfiguration={
+        "IndexDocument": {"Suffix": "index.html"}, "ErrorDocument": {"Key": "error.html"},
+        "RoutingRules": [
+            {"Condition": {"KeyPrefixEquals": "old/"},
+             "Redirect": {"ReplaceKeyPrefixWith": "new/", "HttpRedirectCode": "302", "Protocol": "https",
+                          "HostName": "example.com"}},
+            {"Condition": {"HttpErrorCodeReturnedEquals": "404"}, "Redirect": {"ReplaceKeyWith": "missing.html"}},
+        ]})
+    made["website"] = site
+    redirect = f"recredir-{tag}"
+    s3.create_bucket(Bucket=redirect)
+    s3.put_bucket_website(Bucket=redirect, WebsiteConfiguration={
+        "RedirectAllRequestsTo": {"HostName": "elsewhere.example", "Protocol": "https"}})
+    made["redirect"] = redirect
+    locked = f"reclock-{tag}"
+    s3.create_bucket(Bucket=locked, ObjectLockEnabledForBucket=True)
+    s3.put_object_lock_configuration(Bucket=locked, ObjectLockConfiguration={
+        "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "GOVERNANCE", "Days": 2}}})
+    made["locked"] = locked
+    versioned = f"recvers-{tag}"
+    s3.create_bucket(Bucket=versioned)
+    s3.put_bucket_versioning(Bucket=versioned, VersioningConfiguration={"Status": "Enabled"})
+    for body in (b"one", b"two"):
+        s3.put_object(Bucket=versioned, Key="k", Body=body)
+    s3.delete_object(Bucket=versioned, Key="k")
+    s3.put_bucket_versioning(Bucket=versioned, VersioningConfiguration={"Status": "Suspended"})
+    made["versioned"] = versioned
+    resharded = f"recrs-{tag}"
+    s3.create_bucket(Bucket=resharded)
+    for k in ("a", "b", "c/d"):
+        s3.put_object(Bucket=resharded, Key=k, Body=k.encode())
+    r = subprocess.run(["radosgw-admin", "bucket", "reshard", "--bucket", resharded, "--num-shards", "13"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "completed successfully" in r.stderr, r
+    made["resharded"] = resharded
+    tenants = f"rectn-{tag}"
+    s3t.create_bucket(Bucket=tenants)
+    s3t.put_object(Bucket=tenants, Key="x", Body=b"in a tenant")
+    made["tenant"] = f"{tenant}/{tenants}"
+    yield made
+    for uid, t in users:
+        subprocess.run(["radosgw-admin", "user", "rm", "--uid", uid, *t, "--purge-data"],
+                       capture_output=True, timeout=300)
+
+
+def instance_of(bucket):
+    """(bucket_id, root object of the instance) of a bucket's current instance."""
+    ep = admin("metadata", "get", f"bucket:{bucket}")["data"]["bucket"]
+    tenant, _, name = bucket.rpartition("/")
+    prefix = f"{tenant}:" if tenant else ""
+    return ep["bucket_id"], f".bucket.meta.{prefix}{name}:{ep['bucket_id']}"
+
+
+KINDS = ["objects", "website", "redirect", "locked", "versioned", "resharded", "tenant"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_bucket_records_decode_to_metadata_get(buckets, tmp_path, kind):
+    bucket = buckets[kind]
+    want = admin("metadata", "get", f"bucket:{bucket}")["data"]
+    assert decode("bucket", saved(tmp_path, "root", bucket)) == want
+    bucket_id, oid = instance_of(bucket)
+    want = admin("metadata", "get", f"bucket.instance:{bucket}:{bucket_id}")["data"]["bucket_info"]
+    got = decode("bucket-instance", saved(tmp_path, "root", oid))
+    assert got == want
+    if kind == "resharded":
+        assert got["bucket"]["marker"] != got["bucket"]["bucket_id"] and got["num_shards"] == 13, got
+
+
+def shard_objects(bucket):
+    bucket_id, _ = instance_of(bucket)
+    shards = admin("bucket", "stats", "--bucket", bucket)["num_shards"]
+    if shards == 0:
+        return [f".dir.{bucket_id}"]
+    return [f".dir.{bucket_id}.{n}" for n in range(shards)]
+
+
+@pytest.mark.parametrize("kind", ["objects", "versioned", "resharded", "tenant"])
+def test_index_entries_decode_to_bi_list(buckets, tmp_path, kind):
+    bucket = buckets[kind]
+    listed = admin("bi", "list", "--bucket", bucket)
+    # plain entries whose omap key a command line can carry: instance and
+    # OLH entries' keys begin with the byte 0x80, and a versioned key's
+    # plain entries per version are `name\0v<instance>`
+    want = {e["idx"]: e["entry"] for e in listed if e["type"] == "plain" and "\0" not in e["idx"]}
+    assert want, listed
+    got = {}
+    for oid in shard_objects(bucket):
+        r = subprocess.run(["rados", "-p", INDEX, "listomapkeys", oid], capture_output=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        for key in r.stdout.decode("utf-8", "surrogateescape").splitlines():
+            if key in want:
+                got[key] = decode("index-entry", rados_index(tmp_path, "getomapval", oid, key))
+    assert got == want
+
+
+@pytest.mark.parametrize("kind", ["objects", "versioned", "resharded", "tenant"])
+def test_shard_headers_give_bucket_stats(buckets, tmp_path, kind):
+    bucket = buckets[kind]
+    headers = [rados_index(tmp_path, "getomapheader", oid) for oid in shard_objects(bucket)]
+    got = decode("bucket-stats", *headers)
+    stats = admin("bucket", "stats", "--bucket", bucket)
+    assert got == {k: stats[k] for k in ("ver", "master_ver", "max_marker", "usage")}
+    if kind == "objects":
+        # 0 B, 1 KiB, 5 MiB, 40 MiB, unicode, multipart, and the open
+        # upload's part (radosgw counts parts as objects); its meta object
+        # counts apart
+        assert got["usage"]["rgw.main"]["num_objects"] == 7, got
+        assert got["usage"]["rgw.multimeta"]["num_objects"] == 1, got
+
+
+def test_bad_bucket_records_are_a_clear_error(buckets, tmp_path):
+    _, oid = instance_of(buckets["website"])
+    whole = saved(tmp_path, "root", oid).read_bytes()
+    for name, data in {"cut": whole[:-1], "longer": whole + b"\0", "garbage": b"\x17" * 64}.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        for record in ("bucket", "bucket-instance", "index-entry"):
+            r = subprocess.run([RSGW, "decode", record, str(path)], capture_output=True, text=True, timeout=60)
+            assert r.returncode == 1 and r.stdout == "", (name, record, r)
+            assert r.stderr.startswith("rsgw: ") and "panicked" not in r.stderr, (name, record, r.stderr)

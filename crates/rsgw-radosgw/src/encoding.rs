@@ -51,6 +51,20 @@ pub enum DecodeError {
     /// A string that is not UTF-8.
     #[error("{what}: not UTF-8 (byte {at})")]
     NotUtf8 { what: &'static str, at: usize },
+    /// A packed integer (`encode_packed_val`) of no width radosgw writes.
+    #[error("{what}: 0x{byte:02x} begins no packed integer (byte {at})")]
+    Packed {
+        what: &'static str,
+        at: usize,
+        byte: u8,
+    },
+    /// A field whose value radosgw never writes.
+    #[error("{what}: {value} is not a value radosgw writes here (byte {at})")]
+    Value {
+        what: &'static str,
+        value: u64,
+        at: usize,
+    },
     /// Bytes after the record's end.
     #[error("{0} bytes after the record's end")]
     Trailing(usize),
@@ -169,6 +183,11 @@ impl<'a> Decoder<'a> {
         Ok(self.u8(what)? != 0)
     }
 
+    /// A `uint16_t`.
+    pub fn u16(&mut self, what: &'static str) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.array(what)?))
+    }
+
     /// A `uint32_t`.
     pub fn u32(&mut self, what: &'static str) -> Result<u32> {
         Ok(u32::from_le_bytes(self.array(what)?))
@@ -195,6 +214,42 @@ impl<'a> Decoder<'a> {
         let at = self.pos;
         let bytes = self.take(len as usize, what)?;
         String::from_utf8(bytes.to_vec()).map_err(|_| DecodeError::NotUtf8 { what, at })
+    }
+
+    /// A `std::optional<T>`: a `bool`, then the value when it is set.
+    pub fn optional<T>(
+        &mut self,
+        what: &'static str,
+        value: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<Option<T>> {
+        if self.bool(what)? {
+            value(self).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A value of radosgw's `encode_packed_val`: one byte below 0x80, else
+    /// 0x80 plus the width (1, 2, 4 or 8) and the value in that many bytes.
+    pub fn packed(&mut self, what: &'static str) -> Result<u64> {
+        let at = self.pos;
+        let c = self.u8(what)?;
+        Ok(match c {
+            0..=0x7f => u64::from(c),
+            0x81 => u64::from(self.u8(what)?),
+            0x82 => u64::from(self.u16(what)?),
+            0x84 => u64::from(self.u32(what)?),
+            0x88 => self.u64(what)?,
+            _ => return Err(DecodeError::Packed { what, at, byte: c }),
+        })
+    }
+
+    /// A versioned block (`DECODE_START`) read only for its length: its
+    /// bytes, header included, for a later decoder.
+    pub fn raw_block(&mut self, what: &'static str) -> Result<&'a [u8]> {
+        let start = self.pos;
+        self.block(what, Header::Start { known: u8::MAX }, |_, _| Ok(()))?;
+        Ok(&self.buf[start..self.pos])
     }
 
     /// A `ceph::real_time`: `u32` seconds and `u32` nanoseconds since the
@@ -387,6 +442,34 @@ mod tests {
             d.block("t", header, |d, v| Ok((v, d.u32("a")?))).unwrap(),
             (1, 5)
         );
+        d.finish().unwrap();
+    }
+
+    #[test]
+    fn packed_values_optionals_and_raw_blocks() {
+        let bytes = [
+            0x7f, 0x81, 0xff, 0x82, 0x34, 0x12, 0x84, 1, 0, 0, 0, 0x88, 0, 0, 0, 0, 0, 0, 0, 1,
+            0x80,
+        ];
+        let mut d = Decoder::new(&bytes);
+        for want in [0x7f, 0xff, 0x1234, 1, 1 << 56] {
+            assert_eq!(d.packed("p").unwrap(), want);
+        }
+        assert_eq!(
+            d.packed("p"),
+            Err(DecodeError::Packed {
+                what: "p",
+                at: 20,
+                byte: 0x80
+            })
+        );
+        let mut bytes = vec![1];
+        bytes.extend(block(9, 9, &[1, 2, 3]));
+        bytes.push(0);
+        let mut d = Decoder::new(&bytes);
+        let raw = d.optional("o", |d| d.raw_block("b")).unwrap();
+        assert_eq!(raw, Some(&bytes[1..10]));
+        assert_eq!(d.optional("o", |d| d.u8("never")).unwrap(), None);
         d.finish().unwrap();
     }
 

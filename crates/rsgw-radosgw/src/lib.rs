@@ -5,10 +5,16 @@
 //!   radosgw's records use it: little-endian integers, length-prefixed
 //!   strings and containers, and versioned blocks whose length lets a reader
 //!   skip the fields of newer versions;
+//! - [`dump`]: how radosgw-admin prints values (quoted booleans, times
+//!   with microseconds);
 //! - [`user`]: a user's record in `<zone>.rgw.meta`, namespace `users.uid`
 //!   (`RGWUID` then `RGWUserInfo`), and the links to it from
 //!   `users.keys`, `users.email` and `users.swift`, each with
-//!   `radosgw-admin user info`'s JSON.
+//!   `radosgw-admin user info`'s JSON;
+//! - [`bucket`]: a bucket's entry point and instance in the `root`
+//!   namespace, with `radosgw-admin metadata get`'s JSON;
+//! - [`index`]: the bucket index's entries and shard headers, with
+//!   `radosgw-admin bi list`'s and `bucket stats`' JSON.
 //!
 //! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
 //! panic: counts are checked against the bytes left before anything is
@@ -16,7 +22,10 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bucket;
+pub mod dump;
 pub mod encoding;
+pub mod index;
 pub mod user;
 
 pub use encoding::DecodeError;

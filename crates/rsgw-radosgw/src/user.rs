@@ -38,14 +38,55 @@ pub struct UserId {
 }
 
 impl UserId {
-    /// `tenant$id`, or `id` without a tenant (radosgw's `rgw_user::to_str`).
+    /// `tenant$id`, `tenant$ns$id`, `$ns$id` or `id` (radosgw's
+    /// `rgw_user::to_str`).
     pub fn to_str(&self) -> String {
-        if self.tenant.is_empty() {
-            self.id.clone()
-        } else {
-            format!("{}${}", self.tenant, self.id)
+        match (self.tenant.is_empty(), self.ns.is_empty()) {
+            (true, true) => self.id.clone(),
+            (false, true) => format!("{}${}", self.tenant, self.id),
+            (tenantless, false) => {
+                let tenant = if tenantless { "" } else { &self.tenant };
+                format!("{tenant}${}${}", self.ns, self.id)
+            }
         }
     }
+
+    /// The reverse of [`UserId::to_str`] (`rgw_user::from_str`).
+    pub fn parse(s: &str) -> UserId {
+        match s.split_once('$') {
+            None => UserId {
+                id: s.to_owned(),
+                ..UserId::default()
+            },
+            Some((tenant, rest)) => match rest.split_once('$') {
+                Some((ns, id)) => UserId {
+                    tenant: tenant.to_owned(),
+                    id: id.to_owned(),
+                    ns: ns.to_owned(),
+                },
+                None => UserId {
+                    tenant: tenant.to_owned(),
+                    id: rest.to_owned(),
+                    ns: String::new(),
+                },
+            },
+        }
+    }
+}
+
+/// Decodes an `rgw_user` block: tenant, id, and (version 2) namespace.
+pub fn decode_user_id(d: &mut Decoder<'_>) -> Result<UserId> {
+    d.block("rgw_user", Header::Start { known: 2 }, |d, v| {
+        Ok(UserId {
+            tenant: d.string("rgw_user.tenant")?,
+            id: d.string("rgw_user.id")?,
+            ns: if v >= 2 {
+                d.string("rgw_user.ns")?
+            } else {
+                String::new()
+            },
+        })
+    })
 }
 
 /// An S3 or Swift key (`RGWAccessKey`).
@@ -104,6 +145,18 @@ pub struct PlacementRule {
     pub name: String,
     /// The storage class, empty for STANDARD.
     pub storage_class: String,
+}
+
+impl PlacementRule {
+    /// `target`, or `target/class` for a class other than STANDARD
+    /// (`rgw_placement_rule::to_str`).
+    pub fn to_str(&self) -> String {
+        if self.storage_class.is_empty() || self.storage_class == "STANDARD" {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.name, self.storage_class)
+        }
+    }
 }
 
 /// A user's record (`RGWUserInfo`).
@@ -343,7 +396,7 @@ fn decode_caps(d: &mut Decoder<'_>) -> Result<Vec<(String, u32)>> {
     })
 }
 
-fn decode_quota(d: &mut Decoder<'_>) -> Result<QuotaInfo> {
+pub(crate) fn decode_quota(d: &mut Decoder<'_>) -> Result<QuotaInfo> {
     d.block("RGWQuotaInfo", Header::legacy(3, 1, 1), |d, v| {
         let max_size_kb = d.i64("RGWQuotaInfo.max_size_kb")?;
         let max_objects = d.i64("RGWQuotaInfo.max_objects")?;
@@ -369,7 +422,10 @@ fn decode_quota(d: &mut Decoder<'_>) -> Result<QuotaInfo> {
 
 /// `rgw_placement_rule`: one string, `target` or `target/class` (no
 /// versioned block: radosgw kept the old string encoding).
-fn decode_placement_rule(d: &mut Decoder<'_>, what: &'static str) -> Result<PlacementRule> {
+pub(crate) fn decode_placement_rule(
+    d: &mut Decoder<'_>,
+    what: &'static str,
+) -> Result<PlacementRule> {
     let s = d.string(what)?;
     Ok(match s.split_once('/') {
         Some((name, class)) => PlacementRule {
@@ -485,15 +541,12 @@ impl UserInfo {
     }
 }
 
-fn quota_json(q: &QuotaInfo) -> Value {
-    // rgw_rounded_kb as the dump calls it, on the signed size: C++'s division
-    // truncates toward zero, as Rust's does, so "no limit" (-1) prints 0
-    let kb = q.max_size.saturating_add(1023) / 1024;
+pub(crate) fn quota_json(q: &QuotaInfo) -> Value {
     json!({
         "enabled": q.enabled,
         "check_on_raw": q.check_on_raw,
         "max_size": q.max_size,
-        "max_size_kb": kb,
+        "max_size_kb": crate::dump::rounded_kb(q.max_size),
         "max_objects": q.max_objects,
     })
 }

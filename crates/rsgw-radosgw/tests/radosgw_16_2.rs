@@ -1,11 +1,24 @@
-//! Records radosgw 16.2 wrote, kept as `rados get` saved them, with
-//! `radosgw-admin user info`'s JSON for the same user (tests/data, made by
-//! `radosgw-admin user create --uid dectest1 ... --max-buckets 7 --caps
-//! "users=*;buckets=read"` and `subuser create --subuser dectest1:swift
-//! --access full --key-type swift`). tests/gateway/test_radosgw_records.py
-//! checks many more users on a live cluster; this keeps one without it.
+//! Records radosgw 16.2 wrote, kept as `rados get` (and `getomapval`,
+//! `getomapheader`) saved them, with radosgw-admin's JSON for each
+//! (tests/data):
+//! - a user (`radosgw-admin user create --uid dectest1 ... --max-buckets 7
+//!   --caps "users=*;buckets=read"` and `subuser create --subuser
+//!   dectest1:swift --access full --key-type swift`) and `user info`;
+//! - buckets made through radosgw's S3 API, `metadata get bucket:B` and
+//!   `metadata get bucket.instance:B:ID`: `plain` (11 shards, objects of
+//!   0 B to 640 MiB, multipart), `site` (a website with two routing
+//!   rules), `redir` (a website redirecting every request), `locked`
+//!   (object lock with a default retention), `vers` (versioning enabled,
+//!   then suspended);
+//! - `plain`'s index entry of its multipart object (`bi list`'s entry) and
+//!   that shard's header.
+//!
+//! tests/gateway/test_radosgw_records.py checks many more on a live
+//! cluster; these keep the decoders honest without one.
 
 use rsgw_radosgw::DecodeError;
+use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
+use rsgw_radosgw::index::{Category, decode_dir_entry, decode_dir_header};
 use rsgw_radosgw::user::{decode_link, decode_user_record};
 
 const USER: &[u8] = include_bytes!("data/user-dectest1.bin");
@@ -37,4 +50,116 @@ fn every_cut_of_a_real_record_is_refused() {
     let mut longer = USER.to_vec();
     longer.extend_from_slice(b"xy");
     assert_eq!(decode_user_record(&longer), Err(DecodeError::Trailing(2)));
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("radosgw-admin's JSON")
+}
+
+#[test]
+fn a_bucket_entry_point_prints_as_metadata_get_prints_it() {
+    let ep = decode_entry_point(include_bytes!("data/bucket-plain.bin")).expect("decodes");
+    assert_eq!(ep.to_json(), json(include_str!("data/bucket-plain.json")));
+    assert!(ep.old_info.is_none());
+}
+
+#[test]
+fn bucket_instances_print_as_metadata_get_prints_them() {
+    let cases: [(&[u8], &str); 5] = [
+        (
+            include_bytes!("data/instance-plain.bin"),
+            include_str!("data/instance-plain.json"),
+        ),
+        (
+            include_bytes!("data/instance-site.bin"),
+            include_str!("data/instance-site.json"),
+        ),
+        (
+            include_bytes!("data/instance-redir.bin"),
+            include_str!("data/instance-redir.json"),
+        ),
+        (
+            include_bytes!("data/instance-locked.bin"),
+            include_str!("data/instance-locked.json"),
+        ),
+        (
+            include_bytes!("data/instance-vers.bin"),
+            include_str!("data/instance-vers.json"),
+        ),
+    ];
+    for (bytes, want) in cases {
+        let info = decode_bucket_instance(bytes).expect("decodes");
+        assert_eq!(info.version, 23, "radosgw 16.2 writes RGWBucketInfo 23");
+        assert_eq!(info.to_json(), json(want), "{}", info.bucket.name);
+    }
+}
+
+#[test]
+fn what_the_json_leaves_out_is_decoded_too() {
+    let locked =
+        decode_bucket_instance(include_bytes!("data/instance-locked.bin")).expect("locked");
+    let lock = locked.object_lock.as_ref().expect("object lock");
+    assert!(lock.enabled);
+    assert_eq!(lock.default_retention, Some(("GOVERNANCE".into(), 2, 0)));
+    assert_eq!(locked.versioning(), Some("Enabled"));
+    let vers = decode_bucket_instance(include_bytes!("data/instance-vers.bin")).expect("vers");
+    assert_eq!(vers.versioning(), Some("Suspended"));
+    let plain = decode_bucket_instance(include_bytes!("data/instance-plain.bin")).expect("plain");
+    assert_eq!(plain.versioning(), None);
+    assert_eq!((plain.index.generation, plain.index.num_shards), (0, 11));
+    let site = decode_bucket_instance(include_bytes!("data/instance-site.bin")).expect("site");
+    let website = site.website.expect("website");
+    assert_eq!(website.routing_rules.len(), 2);
+    assert_eq!(website.routing_rules[1].replace_key_with, "missing.html");
+}
+
+#[test]
+fn an_index_entry_prints_as_bi_list_prints_it() {
+    let entry = decode_dir_entry(include_bytes!("data/entry-multi.bin")).expect("decodes");
+    assert_eq!(entry.to_json(), json(include_str!("data/entry-multi.json")));
+    assert!(entry.is_visible());
+}
+
+#[test]
+fn a_shard_header_holds_its_counters() {
+    let h = decode_dir_header(include_bytes!("data/header-plain-7.bin")).expect("decodes");
+    assert_eq!(h.ver, 7);
+    let cats: Vec<Category> = h.stats.iter().map(|(c, _)| *c).collect();
+    assert_eq!(cats, [Category::Main, Category::MultiMeta]);
+    let main = h.stats[0].1;
+    // the multipart object: 5 MiB + 640 MiB + 7 + 1234 bytes, one entry
+    assert_eq!(
+        (main.num_entries, main.total_size),
+        (1, (5 << 20) + (5 << 27) + 1234)
+    );
+    assert_eq!(main.total_size_rounded % 4096, 0);
+}
+
+#[test]
+fn every_cut_of_a_real_bucket_record_is_refused() {
+    type Decodes = fn(&[u8]) -> bool;
+    let records: [(&[u8], Decodes); 4] = [
+        (include_bytes!("data/bucket-plain.bin"), |b| {
+            decode_entry_point(b).is_ok()
+        }),
+        (include_bytes!("data/instance-site.bin"), |b| {
+            decode_bucket_instance(b).is_ok()
+        }),
+        (include_bytes!("data/entry-multi.bin"), |b| {
+            decode_dir_entry(b).is_ok()
+        }),
+        (include_bytes!("data/header-plain-7.bin"), |b| {
+            decode_dir_header(b).is_ok()
+        }),
+    ];
+    for (whole, decodes) in records {
+        assert!(decodes(whole));
+        // an empty header is a shard never written to; every other cut fails
+        for cut in 1..whole.len() {
+            assert!(!decodes(&whole[..cut]), "cut at {cut}");
+        }
+        let mut longer = whole.to_vec();
+        longer.push(0);
+        assert!(!decodes(&longer));
+    }
 }

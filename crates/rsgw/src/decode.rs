@@ -18,6 +18,23 @@ pub enum Record {
     /// A link to a user: namespaces `users.keys` (an access key),
     /// `users.email` and `users.swift`. Prints `{"user_id": ...}`.
     Link,
+    /// A bucket's entry point: namespace `root`, object `[tenant/]bucket`.
+    /// Prints the `data` of `radosgw-admin metadata get bucket:B`.
+    Bucket,
+    /// A bucket instance: namespace `root`, object
+    /// `.bucket.meta.[tenant:]bucket:ID`. Prints the `bucket_info` of
+    /// `radosgw-admin metadata get bucket.instance:B:ID`.
+    BucketInstance,
+    /// A bucket index entry: an omap value of a `.dir.` object in
+    /// `<zone>.rgw.buckets.index` (`rados getomapval`). Prints the `entry`
+    /// of `radosgw-admin bi list`.
+    IndexEntry,
+    /// A bucket index shard's header (`rados getomapheader`): its counters.
+    IndexHeader,
+    /// Every shard header of one bucket, one file each in shard order.
+    /// Prints what `radosgw-admin bucket stats` reports from them: `ver`,
+    /// `master_ver`, `max_marker` and `usage`.
+    BucketStats,
 }
 
 /// `rsgw decode` arguments.
@@ -27,14 +44,14 @@ pub struct DecodeArgs {
     #[arg(value_enum)]
     pub record: Record,
     /// The object's data (`rados -p default.rgw.meta -N users.uid get alice
-    /// FILE`); `-` or nothing reads standard input.
-    pub file: Option<PathBuf>,
+    /// FILE`); `-` or nothing reads standard input. `bucket-stats` takes
+    /// one file per shard.
+    pub files: Vec<PathBuf>,
 }
 
-/// Runs `rsgw decode`.
-pub fn run(args: &DecodeArgs) -> Result<(), Box<dyn std::error::Error>> {
+fn read(path: Option<&PathBuf>) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
     let mut bytes = Vec::new();
-    match &args.file {
+    match path {
         Some(path) if path.as_os_str() != "-" => {
             bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         }
@@ -42,14 +59,46 @@ pub fn run(args: &DecodeArgs) -> Result<(), Box<dyn std::error::Error>> {
             std::io::stdin().read_to_end(&mut bytes)?;
         }
     }
+    Ok(bytes)
+}
+
+/// Runs `rsgw decode`.
+pub fn run(args: &DecodeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let one = || -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+        if args.files.len() > 1 {
+            return Err(format!("this record takes one file, not {}", args.files.len()).into());
+        }
+        read(args.files.first())
+    };
     let json = match args.record {
-        Record::User => rsgw_radosgw::user::decode_user_record(&bytes)?
+        Record::User => rsgw_radosgw::user::decode_user_record(&one()?)?
             .info
             .to_json(),
         Record::Link => {
-            serde_json::json!({ "user_id": rsgw_radosgw::user::decode_link(&bytes)? })
+            serde_json::json!({ "user_id": rsgw_radosgw::user::decode_link(&one()?)? })
         }
+        Record::Bucket => rsgw_radosgw::bucket::decode_entry_point(&one()?)?.to_json(),
+        Record::BucketInstance => rsgw_radosgw::bucket::decode_bucket_instance(&one()?)?.to_json(),
+        Record::IndexEntry => rsgw_radosgw::index::decode_dir_entry(&one()?)?.to_json(),
+        Record::IndexHeader => rsgw_radosgw::index::decode_dir_header(&one()?)?.to_json(),
+        Record::BucketStats => bucket_stats(&args.files)?,
     };
     println!("{}", serde_json::to_string_pretty(&json)?);
     Ok(())
+}
+
+/// `bucket-stats`: every shard header, in shard order.
+fn bucket_stats(files: &[PathBuf]) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    if files.is_empty() {
+        return Err("bucket-stats takes the bucket's shard headers, one file each".into());
+    }
+    let headers = files
+        .iter()
+        .map(|f| {
+            let bytes = read(Some(f))?;
+            rsgw_radosgw::index::decode_dir_header(&bytes)
+                .map_err(|e| format!("{}: {e}", f.display()).into())
+        })
+        .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
+    Ok(rsgw_radosgw::index::stats_json(&headers))
 }

@@ -46,9 +46,10 @@ enum Command {
     /// Ask a running instance's admin listener for /health: exit status 0
     /// when it answers 200 (a container HEALTHCHECK).
     Health(health::HealthArgs),
-    /// Print a record radosgw wrote in RADOS (saved with `rados get`) as
-    /// radosgw-admin prints it: a user, or a link from an access key,
-    /// e-mail or Swift name to its user.
+    /// Print a record radosgw wrote in RADOS (saved with `rados get`,
+    /// `getomapval` or `getomapheader`) as radosgw-admin prints it: a user
+    /// or a link to one, a bucket's entry point or instance, a bucket index
+    /// entry or shard header, or a bucket's stats from its shard headers.
     Decode(decode::DecodeArgs),
     /// Work on the store directly: benchmarks and maintenance.
     Admin {

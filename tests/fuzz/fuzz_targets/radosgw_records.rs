@@ -1,23 +1,47 @@
 //! radosgw's records as rsgw decodes them (crates/rsgw-radosgw): any bytes
-//! are a user record, a link, or an error, never a panic, an overflow or an
+//! are a user record, a link, a bucket entry point or instance, an index
+//! entry or shard header, or an error, never a panic, an overflow or an
 //! allocation the input cannot back; a record that decodes prints as
-//! radosgw-admin's JSON, and the same record with a byte more is refused
-//! for that byte.
+//! radosgw-admin's JSON, and the same record with a byte more is refused.
 //!
-//! Input: the object's data (seeds: users.uid and users.keys objects that
-//! radosgw 16.2 wrote, tests/gateway/test_radosgw_records.py).
+//! Input: the object's data (seeds: records radosgw 16.2 wrote, those of
+//! crates/rsgw-radosgw/tests/data; tests/gateway/test_radosgw_records.py
+//! checks their JSON).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use rsgw_radosgw::DecodeError;
+use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
+use rsgw_radosgw::index::{decode_dir_entry, decode_dir_header, stats_json};
 use rsgw_radosgw::user::{decode_link, decode_user_record};
 
+/// Decodes `data` and the same bytes with one more, which must fail.
+fn both<T>(data: &[u8], decode: fn(&[u8]) -> Result<T, DecodeError>) -> Option<T> {
+    let value = decode(data).ok()?;
+    let mut longer = data.to_vec();
+    longer.push(0);
+    assert!(
+        decode(&longer).is_err(),
+        "a byte past the record's end was taken"
+    );
+    Some(value)
+}
+
 fuzz_target!(|data: &[u8]| {
-    if let Ok(record) = decode_user_record(data) {
+    if let Some(record) = both(data, decode_user_record) {
         let json = record.info.to_json();
         assert!(json["user_id"].is_string(), "{json}");
-        let mut longer = data.to_vec();
-        longer.push(0);
-        assert_eq!(decode_user_record(&longer), Err(DecodeError::Trailing(1)));
     }
-    let _ = decode_link(data);
+    let _ = both(data, decode_link);
+    if let Some(ep) = both(data, decode_entry_point) {
+        assert!(ep.to_json()["bucket"]["name"].is_string());
+    }
+    if let Some(info) = both(data, decode_bucket_instance) {
+        assert!(info.to_json()["num_shards"].is_u64());
+    }
+    if let Some(entry) = both(data, decode_dir_entry) {
+        assert!(entry.to_json()["meta"]["size"].is_u64());
+    }
+    if let Some(header) = both(data, decode_dir_header) {
+        assert!(stats_json(&[header]).is_object());
+    }
 });

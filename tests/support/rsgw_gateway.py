@@ -76,14 +76,55 @@ def make_expired_cert(directory, name, cn):
     return cert, key
 
 
+# Ports for the gateways a pytest-xdist worker starts: a slice of its own
+# below the kernel's ephemeral range (32768-60999 here), taken in turn.
+# The kernel's choice (bind to port 0, close, hand the number on) let two
+# workers start gateways on one port: the second failed "Address already
+# in use" while the first answered its test (a clean clone, 2026-12-07).
+PORT_SLICES = range(20000, 32000, 2000)
+_next_port = {}
+
+
+def _worker_slice():
+    """The port slice of this xdist worker, or None outside one (a single
+    process, or a shell script before the workers start: the kernel's
+    choice is safe there, nothing else picks ports at the same time)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not (worker.startswith("gw") and worker[2:].isdigit()):
+        return None
+    start = PORT_SLICES[int(worker[2:]) % len(PORT_SLICES)]
+    return range(start, start + PORT_SLICES.step)
+
+
 def free_ports(n=1):
-    """`n` distinct free TCP ports on 127.0.0.1 (held together while chosen)."""
+    """`n` distinct free TCP ports on 127.0.0.1 (held together while chosen):
+    an xdist worker's from its own slice (see PORT_SLICES), in turn, so that
+    no two workers, and no port a client's connection took, can meet."""
     socks = []
     try:
-        for _ in range(n):
+        ports = _worker_slice()
+        if ports is None:
+            for _ in range(n):
+                s = socket.socket()
+                s.bind(("127.0.0.1", 0))
+                socks.append(s)
+            return [s.getsockname()[1] for s in socks]
+        at = _next_port.get(ports.start, ports.start)
+        for _ in range(len(ports)):
+            if len(socks) == n:
+                break
+            port, at = at, ports.start + (at + 1 - ports.start) % len(ports)
             s = socket.socket()
-            s.bind(("127.0.0.1", 0))
+            # what the gateway's own listener sets: a port in TIME_WAIT is free
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
             socks.append(s)
+        _next_port[ports.start] = at
+        assert len(socks) == n, f"no {n} free ports in {ports}"
         return [s.getsockname()[1] for s in socks]
     finally:
         for s in socks:

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.concurrent
 RSGW = os.environ.get("RSGW_BIN", "rsgw")
 META = "default.rgw.meta"
 INDEX = "default.rgw.buckets.index"
+DATA = "default.rgw.buckets.data"
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +159,8 @@ def buckets(cluster):
         pytest.skip("no radosgw in this run (RSGW_TEST_RADOSGW=no)")
     tag = uuid.uuid4().hex[:8]
     tenant = f"tn{tag}"
-    users = [(f"bk-{tag}", []), (f"bk-{tag}", ["--tenant", tenant])]
-    for (uid, t), n in zip(users, (1, 2)):
+    users = [(f"bk-{tag}", []), (f"bk-{tag}", ["--tenant", tenant]), (f"bkr-{tag}", [])]
+    for (uid, t), n in zip(users, (1, 2, 3)):
         admin("user", "create", "--uid", uid, *t, "--display-name", "Bücket Öwner",
               "--access-key", f"AKBK{n}{tag.upper()}", "--secret", f"bk-secret-{n}-{tag}")
 
@@ -172,19 +173,33 @@ def buckets(cluster):
     made = {}
     objects = f"rec-{tag}"
     s3.create_bucket(Bucket=objects)
-    s3.put_object(Bucket=objects, Key="zero", Body=b"")
-    s3.put_object(Bucket=objects, Key="one-kib", Body=os.urandom(1024), ContentType="text/plain",
-                  Metadata={"colour": "blue"})
-    s3.put_object(Bucket=objects, Key="five-mib", Body=os.urandom(5 << 20))
-    s3.put_object(Bucket=objects, Key="forty-mib", Body=os.urandom(40 << 20))
-    s3.put_object(Bucket=objects, Key="dir/ünïcode ✓ 名前", Body=b"hello")
+    bodies = {}
+
+    def put(key, body, **kw):
+        s3.put_object(Bucket=objects, Key=key, Body=body, **kw)
+        bodies[key] = body
+    put("zero", b"")
+    put("one-kib", os.urandom(1024), ContentType="text/plain", Metadata={"colour": "blue"})
+    put("five-mib", os.urandom(5 << 20))
+    put("forty-mib", os.urandom(40 << 20))
+    put("dir/ünïcode ✓ 名前", b"hello")
+    put("_underscore", b"a key whose RADOS name doubles its _")
+    put("public", b"for everyone", ACL="public-read")
+    put("shared", b"for a reader")
+    s3.put_object_acl(Bucket=objects, Key="shared", GrantRead=f"id=bkr-{tag}",
+                      GrantFullControl=f"id=bk-{tag}")
     up = s3.create_multipart_upload(Bucket=objects, Key="multipart")["UploadId"]
-    parts = []
+    parts, whole = [], b""
     for i, n in enumerate([5 << 20, (5 << 20) + 7, 1234], 1):
-        r = s3.upload_part(Bucket=objects, Key="multipart", UploadId=up, PartNumber=i, Body=os.urandom(n))
+        body = os.urandom(n)
+        r = s3.upload_part(Bucket=objects, Key="multipart", UploadId=up, PartNumber=i, Body=body)
         parts.append({"ETag": r["ETag"], "PartNumber": i})
+        whole += body
     s3.complete_multipart_upload(Bucket=objects, Key="multipart", UploadId=up,
                                  MultipartUpload={"Parts": parts})
+    bodies["multipart"] = whole
+    made["bodies"] = bodies
+    made["client"] = s3
     # an upload left open: its parts are index entries in the multipart namespace
     open_up = s3.create_multipart_upload(Bucket=objects, Key="open")["UploadId"]
     s3.upload_part(Bucket=objects, Key="open", UploadId=open_up, PartNumber=1, Body=b"part")
@@ -296,10 +311,9 @@ def test_shard_headers_give_bucket_stats(buckets, tmp_path, kind):
     stats = admin("bucket", "stats", "--bucket", bucket)
     assert got == {k: stats[k] for k in ("ver", "master_ver", "max_marker", "usage")}
     if kind == "objects":
-        # 0 B, 1 KiB, 5 MiB, 40 MiB, unicode, multipart, and the open
-        # upload's part (radosgw counts parts as objects); its meta object
-        # counts apart
-        assert got["usage"]["rgw.main"]["num_objects"] == 7, got
+        # the 9 objects, and the open upload's part (radosgw counts parts
+        # as objects); its meta object counts apart
+        assert got["usage"]["rgw.main"]["num_objects"] == 10, got
         assert got["usage"]["rgw.multimeta"]["num_objects"] == 1, got
 
 
@@ -313,3 +327,87 @@ def test_bad_bucket_records_are_a_clear_error(buckets, tmp_path):
             r = subprocess.run([RSGW, "decode", record, str(path)], capture_output=True, text=True, timeout=60)
             assert r.returncode == 1 and r.stdout == "", (name, record, r)
             assert r.stderr.startswith("rsgw: ") and "panicked" not in r.stderr, (name, record, r.stderr)
+
+
+def xattr(tmp_path, oid, name, locator=""):
+    """An xattr of a RADOS object in the data pool, saved to a file."""
+    r = subprocess.run(["rados", "-p", DATA, "--object-locator", locator, "getxattr", oid, name],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, (oid, name, r.stderr)
+    path = tmp_path / f"xattr-{uuid.uuid4().hex[:8]}"
+    path.write_bytes(r.stdout)
+    return path
+
+
+def rados_object(tmp_path, oid, locator):
+    path = tmp_path / f"data-{uuid.uuid4().hex[:8]}"
+    r = subprocess.run(["rados", "-p", DATA, "--object-locator", locator, "get", oid, str(path)],
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, (oid, r.stderr)
+    return path.read_bytes()
+
+
+def test_objects_read_back_byte_for_byte_through_their_manifests(buckets, tmp_path):
+    """Each object's head manifest, decoded, names the RADOS objects and
+    ranges that hold it: read from RADOS directly and put together, they
+    are the object radosgw was given, byte for byte (head-only, striped
+    past the 4 MiB head, multipart with uneven parts, empty)."""
+    bucket = buckets["objects"]
+    marker = admin("metadata", "get", f"bucket:{bucket}")["data"]["bucket"]["marker"]
+    for key, body in buckets["bodies"].items():
+        # a key beginning with _ is escaped, and placed by a locator
+        head, locator = f"{marker}_{key}", ""
+        if key.startswith("_"):
+            head, locator = f"{marker}__{key}", f"{marker}_{key}"
+        m = decode("manifest", xattr(tmp_path, head, "user.rgw.manifest", locator))
+        assert m["obj_size"] == len(body) and (m["head"], m["head_locator"]) == (head, locator), (key, m)
+        got, cache = b"", {}
+        for s in m["stripes"]:
+            if s["oid"] not in cache:
+                cache[s["oid"]] = rados_object(tmp_path, s["oid"], s["locator"])
+            got += cache[s["oid"]][s["loc_ofs"]:s["loc_ofs"] + s["size"]]
+        assert got == body, (key, m)
+        if key == "forty-mib":
+            # a 4 MiB head, then 4 MiB shadow stripes
+            assert len(m["stripes"]) == 10 and "__shadow_" in m["stripes"][1]["oid"], m
+        if key == "multipart":
+            assert m["head_size"] == 0 and "__multipart_" in m["stripes"][0]["oid"], m
+            assert sum(s["size"] for s in m["stripes"]) == len(body)
+
+
+def s3_view(acl):
+    """A get_*_acl response as rsgw decode acl prints a policy."""
+    grants = []
+    for g in acl["Grants"]:
+        e = g["Grantee"]
+        if e["Type"] == "CanonicalUser":
+            grantee = {"type": "CanonicalUser", "id": e["ID"], "display_name": e.get("DisplayName", "")}
+        else:
+            grantee = {"type": "Group", "uri": e["URI"]}
+        grants.append({"grantee": grantee, "permission": g["Permission"]})
+    key = lambda g: json.dumps(g, sort_keys=True)  # noqa: E731
+    return {"owner": {"id": acl["Owner"]["ID"], "display_name": acl["Owner"]["DisplayName"]},
+            "grants": sorted(grants, key=key)}
+
+
+def test_acls_decode_to_what_radosgw_serves(buckets, tmp_path):
+    """The user.rgw.acl xattrs of object heads and of the bucket instance,
+    decoded, hold what radosgw answers GetObjectAcl and GetBucketAcl with:
+    private, public-read, and grants to users by id."""
+    bucket, s3 = buckets["objects"], buckets["client"]
+    marker = admin("metadata", "get", f"bucket:{bucket}")["data"]["bucket"]["marker"]
+    for key in ("one-kib", "public", "shared"):
+        got = decode("acl", xattr(tmp_path, f"{marker}_{key}", "user.rgw.acl"))
+        got["grants"].sort(key=lambda g: json.dumps(g, sort_keys=True))
+        assert got == s3_view(s3.get_object_acl(Bucket=bucket, Key=key)), key
+    _, oid = instance_of(bucket)
+    r = subprocess.run(["rados", "-p", META, "-N", "root", "getxattr", oid, "user.rgw.acl"],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    path = tmp_path / "bucket-acl"
+    path.write_bytes(r.stdout)
+    got = decode("acl", path)
+    got["grants"].sort(key=lambda g: json.dumps(g, sort_keys=True))
+    assert got == s3_view(s3.get_bucket_acl(Bucket=bucket))
+    assert {"grantee": {"type": "Group", "uri": "http://acs.amazonaws.com/groups/global/AllUsers"},
+            "permission": "READ"} in got["grants"]

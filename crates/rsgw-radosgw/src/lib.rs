@@ -14,7 +14,10 @@
 //! - [`bucket`]: a bucket's entry point and instance in the `root`
 //!   namespace, with `radosgw-admin metadata get`'s JSON;
 //! - [`index`]: the bucket index's entries and shard headers, with
-//!   `radosgw-admin bi list`'s and `bucket stats`' JSON.
+//!   `radosgw-admin bi list`'s and `bucket stats`' JSON;
+//! - [`manifest`]: where an object's bytes are (the head's
+//!   `user.rgw.manifest`), walked into the RADOS objects holding them;
+//! - [`acl`]: bucket and object ACLs (`user.rgw.acl`).
 //!
 //! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
 //! panic: counts are checked against the bytes left before anything is
@@ -22,10 +25,12 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acl;
 pub mod bucket;
 pub mod dump;
 pub mod encoding;
 pub mod index;
+pub mod manifest;
 pub mod user;
 
 pub use encoding::DecodeError;

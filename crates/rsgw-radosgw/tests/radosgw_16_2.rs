@@ -11,14 +11,21 @@
 //!   (object lock with a default retention), `vers` (versioning enabled,
 //!   then suspended);
 //! - `plain`'s index entry of its multipart object (`bi list`'s entry) and
-//!   that shard's header.
+//!   that shard's header;
+//! - the `user.rgw.manifest` of a 9 MiB + 5 B object and of a multipart
+//!   object of parts of 5 MiB, 5 MiB + 7 B and 1234 B (bucket marker
+//!   `6051d86e-5c49-4de9-9d49-7ee830f6404d.4162.1`), whose RADOS objects
+//!   `rados ls` listed as below; the `user.rgw.acl` of an object with
+//!   grants to a user, its owner and all users, and of `plain` (public-read).
 //!
 //! tests/gateway/test_radosgw_records.py checks many more on a live
 //! cluster; these keep the decoders honest without one.
 
 use rsgw_radosgw::DecodeError;
+use rsgw_radosgw::acl::{Grantee, PERM_FULL_CONTROL, PERM_READ, PERM_READ_ACP, decode_policy};
 use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
 use rsgw_radosgw::index::{Category, decode_dir_entry, decode_dir_header};
+use rsgw_radosgw::manifest::decode_manifest;
 use rsgw_radosgw::user::{decode_link, decode_user_record};
 
 const USER: &[u8] = include_bytes!("data/user-dectest1.bin");
@@ -135,10 +142,84 @@ fn a_shard_header_holds_its_counters() {
     assert_eq!(main.total_size_rounded % 4096, 0);
 }
 
+const MARKER: &str = "6051d86e-5c49-4de9-9d49-7ee830f6404d.4162.1";
+
+fn pieces(manifest: &[u8]) -> Vec<(u64, u64, String)> {
+    let m = decode_manifest(manifest).expect("decodes");
+    m.stripes()
+        .map(|s| {
+            let s = s.expect("laid out");
+            assert!(s.locator.is_empty() && s.loc_ofs == 0);
+            (
+                s.ofs,
+                s.size,
+                s.oid.strip_prefix(MARKER).expect("marker").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_striped_objects_manifest_names_its_rados_objects() {
+    const MIB: u64 = 1 << 20;
+    assert_eq!(
+        pieces(include_bytes!("data/manifest-striped.bin")),
+        [
+            (0, 4 * MIB, "_striped".into()),
+            (
+                4 * MIB,
+                4 * MIB,
+                "__shadow_.JfZiff0T_Dcr-7a1FBIKSS2pbjVoued_1".into()
+            ),
+            (
+                8 * MIB,
+                MIB + 5,
+                "__shadow_.JfZiff0T_Dcr-7a1FBIKSS2pbjVoued_2".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_multipart_objects_manifest_names_its_parts_and_their_stripes() {
+    const MIB: u64 = 1 << 20;
+    let p = "multipart.2~1--VXDUPVdIjOlwGZr6xDb2AZnS23j3";
+    assert_eq!(
+        pieces(include_bytes!("data/manifest-multipart.bin")),
+        [
+            (0, 4 * MIB, format!("__multipart_{p}.1")),
+            (4 * MIB, MIB, format!("__shadow_{p}.1_1")),
+            (5 * MIB, 4 * MIB, format!("__multipart_{p}.2")),
+            (9 * MIB, MIB + 7, format!("__shadow_{p}.2_1")),
+            (10 * MIB + 7, 1234, format!("__multipart_{p}.3")),
+        ]
+    );
+}
+
+#[test]
+fn acls_hold_their_owner_and_grants() {
+    let shared = decode_policy(include_bytes!("data/acl-shared.bin")).expect("decodes");
+    assert_eq!(shared.owner.to_str(), "micro");
+    let user = |id: &str| rsgw_radosgw::user::UserId::parse(id);
+    assert_eq!(shared.user_permission(&user("micro")), PERM_FULL_CONTROL);
+    assert_eq!(shared.user_permission(&user("reader")), PERM_READ);
+    assert_eq!(shared.user_permission(&user("nobody")), 0);
+    assert_eq!(shared.group_permission(1), PERM_READ_ACP);
+    let bucket = decode_policy(include_bytes!("data/acl-bucket-plain.bin")).expect("decodes");
+    assert_eq!(bucket.group_permission(1), PERM_READ);
+    assert_eq!(bucket.group_permission(2), 0);
+    assert!(
+        bucket
+            .grants
+            .iter()
+            .any(|g| g.grantee == Grantee::User(user("micro")) && g.permission == PERM_FULL_CONTROL)
+    );
+}
+
 #[test]
 fn every_cut_of_a_real_bucket_record_is_refused() {
     type Decodes = fn(&[u8]) -> bool;
-    let records: [(&[u8], Decodes); 4] = [
+    let records: [(&[u8], Decodes); 6] = [
         (include_bytes!("data/bucket-plain.bin"), |b| {
             decode_entry_point(b).is_ok()
         }),
@@ -150,6 +231,12 @@ fn every_cut_of_a_real_bucket_record_is_refused() {
         }),
         (include_bytes!("data/header-plain-7.bin"), |b| {
             decode_dir_header(b).is_ok()
+        }),
+        (include_bytes!("data/manifest-multipart.bin"), |b| {
+            decode_manifest(b).is_ok()
+        }),
+        (include_bytes!("data/acl-shared.bin"), |b| {
+            decode_policy(b).is_ok()
         }),
     ];
     for (whole, decodes) in records {

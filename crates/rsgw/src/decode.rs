@@ -31,6 +31,13 @@ pub enum Record {
     IndexEntry,
     /// A bucket index shard's header (`rados getomapheader`): its counters.
     IndexHeader,
+    /// An object head's `user.rgw.manifest` xattr (`rados getxattr`).
+    /// Prints the manifest and every piece of the object: offset, size,
+    /// the RADOS object holding it and where in that object.
+    Manifest,
+    /// A `user.rgw.acl` xattr of an object head or a bucket instance.
+    /// Prints the owner and grants as S3 names them.
+    Acl,
     /// Every shard header of one bucket, one file each in shard order.
     /// Prints what `radosgw-admin bucket stats` reports from them: `ver`,
     /// `master_ver`, `max_marker` and `usage`.
@@ -81,6 +88,8 @@ pub fn run(args: &DecodeArgs) -> Result<(), Box<dyn std::error::Error>> {
         Record::BucketInstance => rsgw_radosgw::bucket::decode_bucket_instance(&one()?)?.to_json(),
         Record::IndexEntry => rsgw_radosgw::index::decode_dir_entry(&one()?)?.to_json(),
         Record::IndexHeader => rsgw_radosgw::index::decode_dir_header(&one()?)?.to_json(),
+        Record::Manifest => rsgw_radosgw::manifest::decode_manifest(&one()?)?.to_json()?,
+        Record::Acl => rsgw_radosgw::acl::decode_policy(&one()?)?.to_json(),
         Record::BucketStats => bucket_stats(&args.files)?,
     };
     println!("{}", serde_json::to_string_pretty(&json)?);

@@ -1,8 +1,10 @@
 //! radosgw's records as rsgw decodes them (crates/rsgw-radosgw): any bytes
 //! are a user record, a link, a bucket entry point or instance, an index
-//! entry or shard header, or an error, never a panic, an overflow or an
-//! allocation the input cannot back; a record that decodes prints as
-//! radosgw-admin's JSON, and the same record with a byte more is refused.
+//! entry or shard header, an object's manifest or an ACL, or an error,
+//! never a panic, an overflow or an allocation the input cannot back; a
+//! record that decodes prints as radosgw-admin's JSON, and the same record
+//! with a byte more is refused. A manifest's pieces, when it lays any out,
+//! cover its object exactly, in order.
 //!
 //! Input: the object's data (seeds: records radosgw 16.2 wrote, those of
 //! crates/rsgw-radosgw/tests/data; tests/gateway/test_radosgw_records.py
@@ -10,8 +12,10 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use rsgw_radosgw::DecodeError;
+use rsgw_radosgw::acl::decode_policy;
 use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
 use rsgw_radosgw::index::{decode_dir_entry, decode_dir_header, stats_json};
+use rsgw_radosgw::manifest::decode_manifest;
 use rsgw_radosgw::user::{decode_link, decode_user_record};
 
 /// Decodes `data` and the same bytes with one more, which must fail.
@@ -43,5 +47,18 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(header) = both(data, decode_dir_header) {
         assert!(stats_json(&[header]).is_object());
+    }
+    if let Some(manifest) = both(data, decode_manifest) {
+        // the first pieces (a forged size may lay out billions)
+        let mut end = 0;
+        for s in manifest.stripes().take(10_000) {
+            let Ok(s) = s else { break };
+            assert_eq!(s.ofs, end, "a hole or an overlap at {end}");
+            assert!(s.size > 0 && s.ofs + s.size <= manifest.obj_size);
+            end = s.ofs + s.size;
+        }
+    }
+    if let Some(policy) = both(data, decode_policy) {
+        assert!(policy.to_json()["grants"].is_array());
     }
 });

@@ -59,55 +59,54 @@ pub struct Policy {
 
 /// Decodes a `user.rgw.acl` xattr's value; every byte must belong to it.
 pub fn decode_policy(bytes: &[u8]) -> Result<Policy> {
-    let mut d = Decoder::new(bytes);
-    let p = d.block("RGWAccessControlPolicy", Header::legacy(2, 2, 2), |d, _| {
-        let (owner, owner_display_name) =
-            d.block("ACLOwner", Header::legacy(3, 2, 2), |d, _| {
-                Ok((
-                    UserId::parse(&d.string("ACLOwner.id")?),
-                    d.string("ACLOwner.display_name")?,
-                ))
-            })?;
-        let grants = d.block("RGWAccessControlList", Header::legacy(4, 3, 3), |d, v| {
-            d.bool("RGWAccessControlList.maps_initialized")?;
-            // radosgw's index of the grants by user: rebuilt from them
-            d.seq("RGWAccessControlList.acl_user_map", 8, |d| {
-                d.string("RGWAccessControlList.acl_user_map")?;
-                d.i32("RGWAccessControlList.acl_user_map")
-            })?;
-            let grants = d.seq("RGWAccessControlList.grant_map", 10, |d| {
-                d.string("RGWAccessControlList.grant_map")?;
-                decode_grant(d)
-            })?;
-            if v >= 2 {
-                d.seq("RGWAccessControlList.acl_group_map", 8, |d| {
-                    d.u32("RGWAccessControlList.acl_group_map")?;
-                    d.i32("RGWAccessControlList.acl_group_map")
+    Decoder::whole(bytes, |d| {
+        d.block("RGWAccessControlPolicy", Header::legacy(2, 2, 2), |d, _| {
+            let (owner, owner_display_name) =
+                d.block("ACLOwner", Header::legacy(3, 2, 2), |d, _| {
+                    Ok((
+                        UserId::parse(&d.string("ACLOwner.id")?),
+                        d.string("ACLOwner.display_name")?,
+                    ))
                 })?;
-            }
-            let mut grants = grants;
-            if v >= 4 {
-                let referers = d.seq("RGWAccessControlList.referer_list", 14, |d| {
-                    d.block("ACLReferer", Header::Start { known: 1 }, |d, _| {
-                        Ok(Grant {
-                            grantee: Grantee::Referer(d.string("ACLReferer.url_spec")?),
-                            permission: d.u32("ACLReferer.perm")?,
-                            name: String::new(),
+            let grants = d.block("RGWAccessControlList", Header::legacy(4, 3, 3), |d, v| {
+                d.bool("RGWAccessControlList.maps_initialized")?;
+                // radosgw's index of the grants by user: rebuilt from them
+                d.seq("RGWAccessControlList.acl_user_map", 8, |d| {
+                    d.string("RGWAccessControlList.acl_user_map")?;
+                    d.i32("RGWAccessControlList.acl_user_map")
+                })?;
+                let grants = d.seq("RGWAccessControlList.grant_map", 10, |d| {
+                    d.string("RGWAccessControlList.grant_map")?;
+                    decode_grant(d)
+                })?;
+                if v >= 2 {
+                    d.seq("RGWAccessControlList.acl_group_map", 8, |d| {
+                        d.u32("RGWAccessControlList.acl_group_map")?;
+                        d.i32("RGWAccessControlList.acl_group_map")
+                    })?;
+                }
+                let mut grants = grants;
+                if v >= 4 {
+                    let referers = d.seq("RGWAccessControlList.referer_list", 14, |d| {
+                        d.block("ACLReferer", Header::Start { known: 1 }, |d, _| {
+                            Ok(Grant {
+                                grantee: Grantee::Referer(d.string("ACLReferer.url_spec")?),
+                                permission: d.u32("ACLReferer.perm")?,
+                                name: String::new(),
+                            })
                         })
-                    })
-                })?;
-                grants.extend(referers);
-            }
-            Ok(grants)
-        })?;
-        Ok(Policy {
-            owner,
-            owner_display_name,
-            grants,
+                    })?;
+                    grants.extend(referers);
+                }
+                Ok(grants)
+            })?;
+            Ok(Policy {
+                owner,
+                owner_display_name,
+                grants,
+            })
         })
-    })?;
-    d.finish()?;
-    Ok(p)
+    })
 }
 
 fn decode_grant(d: &mut Decoder<'_>) -> Result<Grant> {

@@ -181,12 +181,10 @@ pub struct EntryPoint {
 /// Decodes a `root/[tenant/]bucket` object's data; every byte must belong
 /// to it.
 pub fn decode_entry_point(bytes: &[u8]) -> Result<EntryPoint> {
-    let mut d = Decoder::new(bytes);
     // versions before 8 were the bucket info itself: read again from the
     // start as one (RGWBucketEntryPoint::decode)
     if bytes.first().is_some_and(|v| *v < 8) {
-        let info = decode_bucket_info(&mut d)?;
-        d.finish()?;
+        let info = Decoder::whole(bytes, decode_bucket_info)?;
         return Ok(EntryPoint {
             bucket: info.bucket.clone(),
             owner: info.owner.clone(),
@@ -195,37 +193,37 @@ pub fn decode_entry_point(bytes: &[u8]) -> Result<EntryPoint> {
             old_info: Some(Box::new(info)),
         });
     }
-    let ep = d.block(
-        "RGWBucketEntryPoint",
-        Header::legacy_32(10, 4, 4),
-        |d, v| {
-            let bucket = decode_bucket(d)?;
-            let mut owner = UserId {
-                id: d.string("RGWBucketEntryPoint.owner")?,
-                ..UserId::default()
-            };
-            let linked = d.bool("RGWBucketEntryPoint.linked")?;
-            let at = d.position();
-            let ctime = d.u64("RGWBucketEntryPoint.ctime")?;
-            if v >= 9 {
-                owner = decode_user_id(d)?;
-            }
-            let creation_time = if v >= 10 {
-                d.time("RGWBucketEntryPoint.creation_time")?
-            } else {
-                from_time_t(ctime, "RGWBucketEntryPoint.ctime", at)?
-            };
-            Ok(EntryPoint {
-                bucket,
-                owner,
-                linked,
-                creation_time,
-                old_info: None,
-            })
-        },
-    )?;
-    d.finish()?;
-    Ok(ep)
+    Decoder::whole(bytes, |d| {
+        d.block(
+            "RGWBucketEntryPoint",
+            Header::legacy_32(10, 4, 4),
+            |d, v| {
+                let bucket = decode_bucket(d)?;
+                let mut owner = UserId {
+                    id: d.string("RGWBucketEntryPoint.owner")?,
+                    ..UserId::default()
+                };
+                let linked = d.bool("RGWBucketEntryPoint.linked")?;
+                let at = d.position();
+                let ctime = d.u64("RGWBucketEntryPoint.ctime")?;
+                if v >= 9 {
+                    owner = decode_user_id(d)?;
+                }
+                let creation_time = if v >= 10 {
+                    d.time("RGWBucketEntryPoint.creation_time")?
+                } else {
+                    from_time_t(ctime, "RGWBucketEntryPoint.ctime", at)?
+                };
+                Ok(EntryPoint {
+                    bucket,
+                    owner,
+                    linked,
+                    creation_time,
+                    old_info: None,
+                })
+            },
+        )
+    })
 }
 
 /// A `time_t` written as a `uint64_t`, read at byte `at`.
@@ -513,10 +511,7 @@ impl BucketInfo {
 /// Decodes a `root/.bucket.meta.<bucket>:<id>` object's data; every byte
 /// must belong to it.
 pub fn decode_bucket_instance(bytes: &[u8]) -> Result<BucketInfo> {
-    let mut d = Decoder::new(bytes);
-    let info = decode_bucket_info(&mut d)?;
-    d.finish()?;
-    Ok(info)
+    Decoder::whole(bytes, decode_bucket_info)
 }
 
 /// `RGWBucketInfo`'s versions from 22 keep the index's shape in a

@@ -136,6 +136,15 @@ impl<'a> Decoder<'a> {
         Decoder { buf, pos: 0 }
     }
 
+    /// Decodes a whole record with `decode`: every byte of `buf` must
+    /// belong to it.
+    pub fn whole<T>(buf: &'a [u8], decode: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let mut d = Decoder::new(buf);
+        let value = decode(&mut d)?;
+        d.finish()?;
+        Ok(value)
+    }
+
     /// The offset of the next byte to read.
     pub fn position(&self) -> usize {
         self.pos

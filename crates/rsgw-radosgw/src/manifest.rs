@@ -145,87 +145,86 @@ pub struct Manifest {
 /// Decodes a `user.rgw.manifest` xattr's value; every byte must belong to
 /// it.
 pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
-    let mut d = Decoder::new(bytes);
-    let m = d.block("RGWObjManifest", Header::legacy_32(7, 2, 2), |d, v| {
-        let obj_size = d.u64("RGWObjManifest.obj_size")?;
-        let objs = d.seq("RGWObjManifest.objs", 8, |d| {
-            let ofs = d.u64("RGWObjManifest.objs")?;
-            let part = d.block("RGWObjManifestPart", Header::legacy_32(2, 2, 2), |d, _| {
-                Ok(Part {
-                    loc: decode_obj(d)?,
-                    loc_ofs: d.u64("RGWObjManifestPart.loc_ofs")?,
-                    size: d.u64("RGWObjManifestPart.size")?,
-                })
+    Decoder::whole(bytes, |d| {
+        d.block("RGWObjManifest", Header::legacy_32(7, 2, 2), |d, v| {
+            let obj_size = d.u64("RGWObjManifest.obj_size")?;
+            let objs = d.seq("RGWObjManifest.objs", 8, |d| {
+                let ofs = d.u64("RGWObjManifest.objs")?;
+                let part = d.block("RGWObjManifestPart", Header::legacy_32(2, 2, 2), |d, _| {
+                    Ok(Part {
+                        loc: decode_obj(d)?,
+                        loc_ofs: d.u64("RGWObjManifestPart.loc_ofs")?,
+                        size: d.u64("RGWObjManifestPart.size")?,
+                    })
+                })?;
+                Ok((ofs, part))
             })?;
-            Ok((ofs, part))
-        })?;
-        let at = d.position();
-        if v < 3 {
-            return Err(DecodeError::Value {
-                what: "RGWObjManifest version (older than 3 is not read)",
-                value: u64::from(v),
-                at,
-            });
-        }
-        let explicit_objs = d.bool("RGWObjManifest.explicit_objs")?;
-        let head = decode_obj(d)?;
-        let head_size = d.u64("RGWObjManifest.head_size")?;
-        let max_head_size = d.u64("RGWObjManifest.max_head_size")?;
-        let prefix = d.string("RGWObjManifest.prefix")?;
-        let rules = d.seq("RGWObjManifest.rules", 14, |d| {
-            let ofs = d.u64("RGWObjManifest.rules")?;
-            let rule = d.block("RGWObjManifestRule", Header::Start { known: 2 }, |d, rv| {
-                Ok(Rule {
-                    start_part_num: d.u32("RGWObjManifestRule.start_part_num")?,
-                    start_ofs: d.u64("RGWObjManifestRule.start_ofs")?,
-                    part_size: d.u64("RGWObjManifestRule.part_size")?,
-                    stripe_max_size: d.u64("RGWObjManifestRule.stripe_max_size")?,
-                    override_prefix: if rv >= 2 {
-                        d.string("RGWObjManifestRule.override_prefix")?
-                    } else {
-                        String::new()
-                    },
-                })
+            let at = d.position();
+            if v < 3 {
+                return Err(DecodeError::Value {
+                    what: "RGWObjManifest version (older than 3 is not read)",
+                    value: u64::from(v),
+                    at,
+                });
+            }
+            let explicit_objs = d.bool("RGWObjManifest.explicit_objs")?;
+            let head = decode_obj(d)?;
+            let head_size = d.u64("RGWObjManifest.head_size")?;
+            let max_head_size = d.u64("RGWObjManifest.max_head_size")?;
+            let prefix = d.string("RGWObjManifest.prefix")?;
+            let rules = d.seq("RGWObjManifest.rules", 14, |d| {
+                let ofs = d.u64("RGWObjManifest.rules")?;
+                let rule = d.block("RGWObjManifestRule", Header::Start { known: 2 }, |d, rv| {
+                    Ok(Rule {
+                        start_part_num: d.u32("RGWObjManifestRule.start_part_num")?,
+                        start_ofs: d.u64("RGWObjManifestRule.start_ofs")?,
+                        part_size: d.u64("RGWObjManifestRule.part_size")?,
+                        stripe_max_size: d.u64("RGWObjManifestRule.stripe_max_size")?,
+                        override_prefix: if rv >= 2 {
+                            d.string("RGWObjManifestRule.override_prefix")?
+                        } else {
+                            String::new()
+                        },
+                    })
+                })?;
+                Ok((ofs, rule))
             })?;
-            Ok((ofs, rule))
-        })?;
-        let mut tail_bucket = None;
-        if v >= 4 && (v < 6 || d.bool("RGWObjManifest.tail_bucket")?) {
-            tail_bucket = Some(decode_bucket(d)?);
-        }
-        let mut tail_instance = head.instance.clone();
-        if v >= 5 && (v < 6 || d.bool("RGWObjManifest.tail_instance")?) {
-            tail_instance = d.string("RGWObjManifest.tail_instance")?;
-        }
-        if v >= 7 {
-            d.string("RGWObjManifest.head_placement_rule")?;
-            d.string("RGWObjManifest.tail_placement_rule")?;
-        }
-        let mut explicit = explicit_objs.then_some(objs);
-        // radosgw's fix for issue 16435: a copied old object's first
-        // listed piece is the head
-        if let Some(list) = explicit.as_mut()
-            && head_size > 0
-            && let Some((0, first)) = list.first_mut()
-            && first.loc.ns.is_empty()
-        {
-            first.loc = head.clone();
-            first.size = head_size;
-        }
-        Ok(Manifest {
-            obj_size,
-            explicit,
-            head,
-            head_size,
-            max_head_size,
-            prefix,
-            rules,
-            tail_bucket,
-            tail_instance,
+            let mut tail_bucket = None;
+            if v >= 4 && (v < 6 || d.bool("RGWObjManifest.tail_bucket")?) {
+                tail_bucket = Some(decode_bucket(d)?);
+            }
+            let mut tail_instance = head.instance.clone();
+            if v >= 5 && (v < 6 || d.bool("RGWObjManifest.tail_instance")?) {
+                tail_instance = d.string("RGWObjManifest.tail_instance")?;
+            }
+            if v >= 7 {
+                d.string("RGWObjManifest.head_placement_rule")?;
+                d.string("RGWObjManifest.tail_placement_rule")?;
+            }
+            let mut explicit = explicit_objs.then_some(objs);
+            // radosgw's fix for issue 16435: a copied old object's first
+            // listed piece is the head
+            if let Some(list) = explicit.as_mut()
+                && head_size > 0
+                && let Some((0, first)) = list.first_mut()
+                && first.loc.ns.is_empty()
+            {
+                first.loc = head.clone();
+                first.size = head_size;
+            }
+            Ok(Manifest {
+                obj_size,
+                explicit,
+                head,
+                head_size,
+                max_head_size,
+                prefix,
+                rules,
+                tail_bucket,
+                tail_instance,
+            })
         })
-    })?;
-    d.finish()?;
-    Ok(m)
+    })
 }
 
 /// One piece of an object: bytes `ofs..ofs + size` of the object are

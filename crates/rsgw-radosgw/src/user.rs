@@ -216,20 +216,17 @@ pub struct UserRecord {
 
 /// Decodes a `users.uid` object's data; every byte must belong to it.
 pub fn decode_user_record(bytes: &[u8]) -> Result<UserRecord> {
-    let mut d = Decoder::new(bytes);
-    let uid = d.string("RGWUID")?;
-    let info = decode_user_info(&mut d)?;
-    d.finish()?;
-    Ok(UserRecord { uid, info })
+    Decoder::whole(bytes, |d| {
+        let uid = d.string("RGWUID")?;
+        let info = decode_user_info(d)?;
+        Ok(UserRecord { uid, info })
+    })
 }
 
 /// Decodes a link object's data (`users.keys`, `users.email`,
 /// `users.swift`): the user id it points to.
 pub fn decode_link(bytes: &[u8]) -> Result<String> {
-    let mut d = Decoder::new(bytes);
-    let uid = d.string("RGWUID")?;
-    d.finish()?;
-    Ok(uid)
+    Decoder::whole(bytes, |d| d.string("RGWUID"))
 }
 
 /// Decodes an `RGWUserInfo`.

@@ -21,6 +21,53 @@ use serde_json::{Value, json};
 use crate::dump::{bool_str, rounded_kb, utime};
 use crate::encoding::{DecodeError, Decoder, Header, Result};
 
+/// `RGW_SHARDS_PRIME_0` and `_1`: the shard hash is taken modulo one of
+/// these before the shard count (the first up to its own size).
+const SHARDS_PRIME: (u32, u32) = (7877, 65521);
+
+/// `ceph_str_hash_linux`: the Linux dcache hash Ceph names its string
+/// hashes after.
+fn str_hash_linux(key: &[u8]) -> u32 {
+    key.iter().fold(0u32, |hash, &c| {
+        let c = u32::from(c);
+        hash.wrapping_add(c << 4)
+            .wrapping_add(c >> 4)
+            .wrapping_mul(11)
+    })
+}
+
+/// The index shard holding `key`'s entries among `num_shards`
+/// (`rgw_bucket_shard_index`), or `None` for an unsharded index (0
+/// shards: one object, `.dir.<bucket_id>`). A versioned key's every entry
+/// is in its name's shard.
+pub fn shard_of(key: &str, num_shards: u32) -> Option<u32> {
+    if num_shards == 0 {
+        return None;
+    }
+    let sid = str_hash_linux(key.as_bytes());
+    let sid = sid ^ ((sid & 0xff) << 24);
+    let prime = if num_shards <= SHARDS_PRIME.0 {
+        SHARDS_PRIME.0
+    } else {
+        SHARDS_PRIME.1
+    };
+    Some(sid % prime % num_shards)
+}
+
+/// The RADOS name of an index shard: `.dir.<bucket_id>[.<gen>][.<shard>]`
+/// (`gen` only above 0, in releases after 16.2; no shard for an
+/// unsharded index).
+pub fn shard_object(bucket_id: &str, generation: u64, shard: Option<u32>) -> String {
+    let mut oid = format!(".dir.{bucket_id}");
+    if generation > 0 {
+        oid.push_str(&format!(".{generation}"));
+    }
+    if let Some(shard) = shard {
+        oid.push_str(&format!(".{shard}"));
+    }
+    oid
+}
+
 /// `rgw_bucket_dir_entry::FLAG_VER`: a version of a versioned object.
 pub const FLAG_VER: u16 = 0x1;
 /// `FLAG_CURRENT`: the current version.
@@ -489,6 +536,25 @@ fn usage_json(headers: &[DirHeader]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_hash_to_the_shards_radosgw_put_them_in() {
+        // `rados listomapkeys` of a bucket of 11 shards radosgw 16.2 wrote
+        for (key, shard) in [
+            ("one-k", 0),
+            ("dir/ünïcode ✓", 3),
+            ("big", 5),
+            ("multi", 7),
+            ("zero", 9),
+        ] {
+            assert_eq!(shard_of(key, 11), Some(shard), "{key}");
+        }
+        assert_eq!(shard_of("any", 0), None);
+        assert!(shard_of("any", 65_521).is_some_and(|s| s < 65_521));
+        assert_eq!(shard_object("id.1", 0, Some(7)), ".dir.id.1.7");
+        assert_eq!(shard_object("id.1", 0, None), ".dir.id.1");
+        assert_eq!(shard_object("id.1", 2, Some(0)), ".dir.id.1.2.0");
+    }
 
     #[test]
     fn usage_sums_wrap_as_radosgws_uint64_sums_do() {

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
-use rsgw_store::{Fullness, StoreError, StoreResult};
+use rsgw_store::{Fullness, ObjectId, StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, ffi::ErrorCode};
 
 use crate::LocalOptions;
@@ -63,6 +63,35 @@ pub(crate) struct Inner {
 }
 
 /// Maps a SQLite failure to the store's error.
+/// The `name` column of an object: its name, then, when it has a locator, a
+/// NUL (which no name may hold) and the locator; so one name with two
+/// locators is two rows, as it is two objects in RADOS.
+pub(crate) fn row_name(name: &str, locator: &str) -> Vec<u8> {
+    let mut out = name.as_bytes().to_vec();
+    if !locator.is_empty() {
+        out.push(0);
+        out.extend_from_slice(locator.as_bytes());
+    }
+    out
+}
+
+/// The `name` column of `obj` (see [`row_name`]).
+pub(crate) fn obj_row_name(obj: &ObjectId) -> Vec<u8> {
+    row_name(&obj.name, &obj.locator)
+}
+
+/// The name and locator a `name` column holds.
+pub(crate) fn split_row_name(mut column: Vec<u8>) -> (Vec<u8>, Vec<u8>) {
+    match column.iter().position(|&b| b == 0) {
+        Some(at) => {
+            let locator = column.split_off(at + 1);
+            column.pop();
+            (column, locator)
+        }
+        None => (column, Vec::new()),
+    }
+}
+
 pub(crate) fn db_err(e: rusqlite::Error) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Timeout,

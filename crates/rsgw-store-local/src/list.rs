@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use rsgw_store::{NamespaceFilter, ObjectEntry, ObjectLister, StoreError, StoreResult};
 use rusqlite::params;
 
-use crate::db::{Inner, db_err};
+use crate::db::{Inner, db_err, row_name, split_row_name};
 
 /// Pages through a pool's objects; each page is its own query, so a long
 /// iteration holds no lock or snapshot between pages.
@@ -14,7 +14,8 @@ pub(crate) struct LocalLister {
     inner: Arc<Inner>,
     pool: i64,
     namespace: Option<String>,
-    after: (String, String),
+    /// The last (namespace, `name` column) returned.
+    after: (Vec<u8>, Vec<u8>),
     done: bool,
 }
 
@@ -32,7 +33,7 @@ impl LocalLister {
                 NamespaceFilter::Only(ns) => Some(ns),
                 NamespaceFilter::All => None,
             },
-            after: (String::new(), String::new()),
+            after: (Vec::new(), Vec::new()),
             done: false,
         })
     }
@@ -41,7 +42,7 @@ impl LocalLister {
         inner: &Inner,
         pool: i64,
         namespace: Option<&str>,
-        after: &(String, String),
+        after: &(Vec<u8>, Vec<u8>),
         max: usize,
     ) -> StoreResult<Vec<ObjectEntry>> {
         inner.with_reader(|conn| {
@@ -57,8 +58,8 @@ impl LocalLister {
                     params![
                         pool,
                         namespace.map(str::as_bytes),
-                        after.0.as_bytes(),
-                        after.1.as_bytes(),
+                        after.0,
+                        after.1,
                         max as i64
                     ],
                     |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)),
@@ -66,7 +67,8 @@ impl LocalLister {
                 .map_err(db_err)?;
             let mut out = Vec::new();
             for row in rows {
-                let (ns, name) = row.map_err(db_err)?;
+                let (ns, column) = row.map_err(db_err)?;
+                let (name, locator) = split_row_name(column);
                 let utf8 = |v: Vec<u8>| {
                     String::from_utf8(v)
                         .map_err(|e| StoreError::Io(format!("stored name is not UTF-8: {e}")))
@@ -74,6 +76,7 @@ impl LocalLister {
                 out.push(ObjectEntry {
                     namespace: utf8(ns)?,
                     name: utf8(name)?,
+                    locator: utf8(locator)?,
                 });
             }
             Ok(out)
@@ -82,7 +85,12 @@ impl LocalLister {
 
     fn advance(&mut self, page: &[ObjectEntry], max: usize) {
         match page.last() {
-            Some(last) => self.after = (last.namespace.clone(), last.name.clone()),
+            Some(last) => {
+                self.after = (
+                    last.namespace.as_bytes().to_vec(),
+                    row_name(&last.name, &last.locator),
+                );
+            }
             None => self.done = true,
         }
         if page.len() < max {

@@ -10,7 +10,7 @@ use rsgw_store::{
 };
 use rusqlite::{OptionalExtension, params};
 
-use crate::db::{Inner, db_err};
+use crate::db::{Inner, db_err, obj_row_name};
 use crate::files;
 
 /// How often a read retries when a concurrent write replaced the data file
@@ -92,7 +92,7 @@ fn read_once(
                 params![
                     pool,
                     obj.namespace.as_bytes(),
-                    obj.name.as_bytes(),
+                    obj_row_name(obj),
                     op.read.is_some(),
                     (off as i64).saturating_add(1),
                     len.min(i64::MAX as u64) as i64

@@ -32,11 +32,11 @@ fn watch_dir(root: &Path) -> PathBuf {
     root.join("watch")
 }
 
-/// FNV-1a of the object's pool, namespace and name: stable across builds
+/// FNV-1a of the object's pool, namespace, name and locator: stable across builds
 /// and processes, which is all a socket name needs.
 fn object_tag(obj: &ObjectId) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in [&obj.pool, &obj.namespace, &obj.name] {
+    for part in [&obj.pool, &obj.namespace, &obj.name, &obj.locator] {
         for b in part.bytes().chain(std::iter::once(0)) {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);

@@ -8,7 +8,7 @@ use rsgw_store::{
 };
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
-use crate::db::{Inner, db_err};
+use crate::db::{Inner, db_err, obj_row_name};
 use crate::files::{self, NewFile};
 
 /// An object's data while an operation changes it.
@@ -76,7 +76,7 @@ impl<'a> ObjectTx<'a> {
                 s.execute(params![
                     self.pool,
                     self.obj.namespace.as_bytes(),
-                    self.obj.name.as_bytes()
+                    obj_row_name(self.obj)
                 ])
             })
             .map_err(db_err)?;
@@ -391,7 +391,7 @@ pub(crate) fn write(inner: &Inner, obj: &ObjectId, op: WriteOp) -> StoreResult<W
         )
         .and_then(|mut s| {
             s.query_row(
-                params![pool, obj.namespace.as_bytes(), obj.name.as_bytes()],
+                params![pool, obj.namespace.as_bytes(), obj_row_name(obj)],
                 |r| {
                     Ok(Row {
                         id: r.get(0)?,

@@ -38,8 +38,9 @@ pub(crate) struct IoCtx {
 }
 
 // SAFETY: librados.h only forbids unsynchronised changes to an ioctx's
-// settings (namespace, locator, snapshot); `new_ioctx` sets the namespace
-// before the context is shared and nothing changes it after. Submitting ops on
+// settings (namespace, locator, snapshot); `new_ioctx` sets the namespace and
+// `ioctx_of` the locator before the context is shared, and nothing changes
+// them after. Submitting ops on
 // one ioctx from several threads is safe (librados locks internally).
 unsafe impl Send for IoCtx {}
 // SAFETY: see `Send` above; `&IoCtx` only submits ops through `raw`.
@@ -338,6 +339,24 @@ impl Inner {
             max_object_size: self.opts.max_object_size,
             cluster: self.cluster.clone(),
         })
+    }
+
+    /// The I/O context addressing `obj`: the shared one of its pool and
+    /// namespace, or for an object placed by a locator, one of its own with
+    /// the locator set (librados keeps the locator in the context; one per
+    /// such object, dropped with its last operation, keeps the shared
+    /// contexts unchanged and the cache bounded by pools and namespaces).
+    pub(crate) fn ioctx_of(&self, obj: &rsgw_store::ObjectId) -> StoreResult<Arc<IoCtx>> {
+        if obj.locator.is_empty() {
+            return self.ioctx(&obj.pool, &obj.namespace);
+        }
+        let ns = cstring("namespace", &obj.namespace)?;
+        let locator = cstring("locator", &obj.locator)?;
+        let io = self.new_ioctx(&obj.pool, &ns)?;
+        // SAFETY: `io.raw` was just created and is not shared yet, so setting
+        // its locator races with nothing; `locator` is nul-terminated (copied).
+        unsafe { ffi::rados_ioctx_locator_set_key(io.raw, locator.as_ptr()) };
+        Ok(Arc::new(io))
     }
 
     /// The shared I/O context of (pool, namespace), created on first use.

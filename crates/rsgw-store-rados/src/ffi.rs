@@ -91,6 +91,7 @@ unsafe extern "C" {
     ) -> c_int;
     pub fn rados_ioctx_destroy(io: rados_ioctx_t);
     pub fn rados_ioctx_set_namespace(io: rados_ioctx_t, nspace: *const c_char);
+    pub fn rados_ioctx_locator_set_key(io: rados_ioctx_t, key: *const c_char);
 
     pub fn rados_aio_create_completion2(
         cb_arg: *mut c_void,

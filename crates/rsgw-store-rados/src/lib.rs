@@ -139,19 +139,19 @@ impl Store for RadosStore {
     }
 
     async fn write(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
-        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let io = self.inner.ioctx_of(obj)?;
         ops::submit_write(io, obj, &op, aio::async_reply)?
             .wait(self.inner.opts.op_timeout)
             .await
     }
 
     fn write_blocking(&self, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
-        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let io = self.inner.ioctx_of(obj)?;
         ops::submit_write(io, obj, &op, aio::blocking_reply)?.wait(self.inner.opts.op_timeout)
     }
 
     async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
-        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let io = self.inner.ioctx_of(obj)?;
         let Some(first_op) = split::first_step(&op) else {
             return ops::submit_read(io, obj, &op, None, aio::async_reply)?
                 .wait(self.inner.opts.op_timeout)
@@ -182,7 +182,7 @@ impl Store for RadosStore {
     }
 
     fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
-        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let io = self.inner.ioctx_of(obj)?;
         let Some(first_op) = split::first_step(&op) else {
             return ops::submit_read(io, obj, &op, None, aio::blocking_reply)?
                 .wait(self.inner.opts.op_timeout);
@@ -237,7 +237,7 @@ impl Store for RadosStore {
         watcher: Arc<dyn Watcher>,
     ) -> StoreResult<Box<dyn WatchHandle>> {
         self.write_blocking(obj, WriteOp::new().create())?;
-        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let io = self.inner.ioctx_of(obj)?;
         let oid = ops::cstring("object name", &obj.name)?;
         watch::watch(io, oid, watcher, self.inner.opts.watch_timeout)
     }
@@ -262,7 +262,7 @@ impl Store for RadosStore {
         payload: &[u8],
         timeout: Duration,
     ) -> StoreResult<NotifyOutcome> {
-        let io = self.inner.ioctx(&obj.pool, &obj.namespace)?;
+        let io = self.inner.ioctx_of(obj)?;
         watch::notify(
             &io,
             &ops::cstring("object name", &obj.name)?,

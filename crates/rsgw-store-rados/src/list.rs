@@ -71,6 +71,7 @@ impl ListState {
             out.push(ObjectEntry {
                 namespace: text(ns, ns_len)?,
                 name: text(entry, entry_len)?,
+                locator: text(key, key_len)?,
             });
         }
         Ok(out)

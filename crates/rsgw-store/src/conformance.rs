@@ -63,7 +63,7 @@ macro_rules! conformance_tests {
             xattrs_roundtrip, omap_basics, omap_listing_10k, guards,
             failed_guard_changes_nothing, compound_read_is_consistent, remove_clears_everything,
             concurrent_cas_counter, concurrent_appends, concurrent_writers_one_object,
-            object_listing, blocking_forms, notify_reaches_every_watch, dropped_watch_is_gone,
+            object_listing, locator_is_identity, blocking_forms, notify_reaches_every_watch, dropped_watch_is_gone,
             notify_without_watchers);
     };
     (@each $make:expr; $($name:ident),* $(,)?) => {
@@ -928,6 +928,68 @@ pub async fn object_listing(fx: &Fixture) {
         theirs += page.iter().filter(|e| e.namespace == other_ns).count();
     }
     assert_eq!((ours, theirs), (250, 10));
+}
+
+/// An object's locator is part of its identity (as in RADOS): one name
+/// with and without a locator is two objects, each read, listed with its
+/// locator and removed on its own; a locator with a NUL is refused.
+pub async fn locator_is_identity(fx: &Fixture) {
+    let plain = fx.obj("_head");
+    let placed = fx.obj("_head").with_locator("marker_head");
+    fx.store
+        .write(
+            &plain,
+            WriteOp::new().write_full("by name").set_xattr("k", "1"),
+        )
+        .await
+        .expect("write plain");
+    fx.store
+        .write(&placed, WriteOp::new().write_full("by locator"))
+        .await
+        .expect("write placed");
+    assert_eq!(read_all(fx, &plain).await, Bytes::from("by name"));
+    assert_eq!(read_all(fx, &placed).await, Bytes::from("by locator"));
+    let xattrs = fx
+        .store
+        .read(&placed, ReadOp::new().xattrs())
+        .await
+        .expect("xattrs")
+        .xattrs
+        .expect("xattrs asked");
+    assert!(xattrs.is_empty(), "the placed object has its own xattrs");
+
+    let mut lister = fx
+        .store
+        .list_objects(&fx.pool, NamespaceFilter::Only(fx.namespace.clone()))
+        .await
+        .expect("list");
+    let mut listed = BTreeSet::new();
+    loop {
+        let page = lister.next_page(1).await.expect("page");
+        if page.is_empty() {
+            break;
+        }
+        listed.extend(page.into_iter().map(|e| (e.name, e.locator)));
+    }
+    let expect: BTreeSet<(String, String)> = [
+        ("_head".to_string(), String::new()),
+        ("_head".to_string(), "marker_head".to_string()),
+    ]
+    .into();
+    assert_eq!(listed, expect);
+
+    fx.store
+        .write(&placed, WriteOp::new().remove())
+        .await
+        .expect("remove placed");
+    assert!(matches!(stat(fx, &placed).await, Err(StoreError::NotFound)));
+    assert_eq!(read_all(fx, &plain).await, Bytes::from("by name"));
+
+    let bad = fx.obj("x").with_locator("a\0b");
+    assert!(matches!(
+        fx.store.write(&bad, WriteOp::new().create()).await,
+        Err(StoreError::InvalidArgument(_))
+    ));
 }
 
 /// The blocking forms do what the async ones do, from a plain thread.

@@ -4,7 +4,8 @@ use std::time::SystemTime;
 
 use crate::{StoreError, StoreResult};
 
-/// Full address of an object: pool, namespace within the pool, and name.
+/// Full address of an object: pool, namespace within the pool, name, and
+/// locator.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectId {
     /// Short pool name (the backend adds its prefix).
@@ -13,6 +14,11 @@ pub struct ObjectId {
     pub namespace: String,
     /// Object name: non-empty, no NUL byte.
     pub name: String,
+    /// The key that places the object (librados' locator): empty places it
+    /// by its name. Part of the object's identity, as in RADOS: one name
+    /// with two locators is two objects. radosgw places the head of a key
+    /// beginning with `_` by a locator (docs/decisions/0016).
+    pub locator: String,
 }
 
 impl ObjectId {
@@ -22,6 +28,7 @@ impl ObjectId {
             pool: pool.into(),
             namespace: String::new(),
             name: name.into(),
+            locator: String::new(),
         }
     }
 
@@ -35,20 +42,30 @@ impl ObjectId {
             pool: pool.into(),
             namespace: namespace.into(),
             name: name.into(),
+            locator: String::new(),
         }
+    }
+
+    /// The same object name placed by `locator` instead of its name.
+    pub fn with_locator(mut self, locator: impl Into<String>) -> Self {
+        self.locator = locator.into();
+        self
     }
 }
 
-/// Checks an object name and namespace the way librados would accept them:
-/// the name must be non-empty and neither may contain a NUL byte (the C API
-/// passes them as C strings).
+/// Checks an object name, namespace and locator the way librados would
+/// accept them: the name must be non-empty and none may contain a NUL byte
+/// (the C API passes them as C strings).
 pub fn validate_object_name(obj: &ObjectId) -> StoreResult<()> {
     if obj.name.is_empty() {
         return Err(StoreError::InvalidArgument("empty object name".into()));
     }
-    if obj.name.contains('\0') || obj.namespace.contains('\0') || obj.pool.contains('\0') {
+    if [&obj.name, &obj.namespace, &obj.pool, &obj.locator]
+        .iter()
+        .any(|s| s.contains('\0'))
+    {
         return Err(StoreError::InvalidArgument(
-            "object, namespace and pool names may not contain NUL".into(),
+            "object, namespace, pool and locator names may not contain NUL".into(),
         ));
     }
     Ok(())
@@ -72,6 +89,8 @@ pub struct ObjectEntry {
     pub namespace: String,
     /// The object's name.
     pub name: String,
+    /// The object's locator (empty: placed by its name).
+    pub locator: String,
 }
 
 /// Which namespaces an object listing covers.

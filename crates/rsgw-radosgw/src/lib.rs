@@ -17,7 +17,10 @@
 //!   `radosgw-admin bi list`'s and `bucket stats`' JSON;
 //! - [`manifest`]: where an object's bytes are (the head's
 //!   `user.rgw.manifest`), walked into the RADOS objects holding them;
-//! - [`acl`]: bucket and object ACLs (`user.rgw.acl`).
+//! - [`acl`]: bucket and object ACLs (`user.rgw.acl`);
+//! - [`zone`]: the layer above the records, the only one doing I/O: a
+//!   zone's users, buckets, listings and objects read through rsgw's
+//!   [`Store`](rsgw_store::Store) and decoded by the modules above.
 //!
 //! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
 //! panic: counts are checked against the bytes left before anything is
@@ -32,5 +35,6 @@ pub mod encoding;
 pub mod index;
 pub mod manifest;
 pub mod user;
+pub mod zone;
 
 pub use encoding::DecodeError;

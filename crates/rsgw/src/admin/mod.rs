@@ -3,6 +3,7 @@
 
 mod lc;
 mod quota;
+mod radosgw;
 mod ratelimit;
 mod store_bench;
 mod users;
@@ -54,6 +55,11 @@ pub enum AdminCommand {
     /// Garbage collection of what interrupted or replaced writes left behind.
     #[command(subcommand)]
     Gc(users::GcCommand),
+    /// Read a radosgw zone's users, buckets and objects as rsgw reads
+    /// radosgw's records (the rados backend's cluster; read only): the
+    /// user of an access key, a bucket's listing, an object's head and
+    /// bytes.
+    Radosgw(radosgw::RadosgwArgs),
     /// Measure the store itself: ops/s and latency of 4 KiB reads and
     /// writes, omap sets and omap listings, at several concurrencies.
     StoreBench(store_bench::StoreBenchArgs),
@@ -73,6 +79,7 @@ pub fn run(config: Option<&Path>, command: AdminCommand) -> Result<(), Box<dyn s
         AdminCommand::Quota(c) => quota::run(&cfg, c),
         AdminCommand::Lc(c) => lc::run(&cfg, c),
         AdminCommand::Objects { pool } => list_objects(&cfg, &pool),
+        AdminCommand::Radosgw(args) => radosgw::run(&cfg, args),
     }
 }
 

@@ -1,0 +1,505 @@
+//! A radosgw zone read through rsgw's [`Store`]: the users, buckets,
+//! listings and objects radosgw wrote, found the way radosgw finds them and
+//! decoded by the record modules (issue 31's read path).
+//!
+//! The store's pool prefix is the zone's (`<zone>.rgw`, so `meta` is
+//! `default.rgw.meta`); the pools are the zone's by radosgw's naming
+//! convention ([`META`], [`INDEX`], [`DATA`]), the default placement target
+//! and storage class only: a bucket placed elsewhere is refused, as are
+//! versioned buckets (issue 32 decides versions) and objects radosgw
+//! compressed or encrypted ([`ZoneError::Unsupported`]), never half-read.
+//!
+//! Nothing is cached here: each call reads RADOS. A caller caching what it
+//! read revalidates with the head's RADOS version ([`Head::version`]),
+//! since radosgw announces no object writes.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use bytes::{Bytes, BytesMut};
+use rsgw_store::{ObjectId, OmapPage, ReadOp, Store, StoreError};
+
+use crate::DecodeError;
+use crate::acl::{Policy, decode_policy};
+use crate::bucket::{BucketInfo, decode_bucket_instance, decode_entry_point};
+use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
+use crate::manifest::{Manifest, Obj, decode_manifest};
+use crate::user::{UserRecord, decode_link, decode_user_record};
+
+/// The zone's metadata pool (`<zone>.rgw.meta`).
+pub const META: &str = "meta";
+/// The zone's bucket index pool (`<zone>.rgw.buckets.index`).
+pub const INDEX: &str = "buckets.index";
+/// The default placement target's data pool (`<zone>.rgw.buckets.data`).
+pub const DATA: &str = "buckets.data";
+
+/// The placement target and storage class whose pools are [`INDEX`] and
+/// [`DATA`].
+const DEFAULT_PLACEMENT: &str = "default-placement";
+const STANDARD: &str = "STANDARD";
+
+/// Xattrs of a head object, as radosgw names them.
+const ATTR_MANIFEST: &str = "user.rgw.manifest";
+const ATTR_ACL: &str = "user.rgw.acl";
+const ATTR_ETAG: &str = "user.rgw.etag";
+const ATTR_CONTENT_TYPE: &str = "user.rgw.content_type";
+const ATTR_META_PREFIX: &str = "user.rgw.x-amz-meta-";
+/// Xattrs whose presence makes the stored bytes other than the object's:
+/// compression, server-side encryption, a versioned key's OLH.
+const ATTRS_REFUSED: [(&str, &str); 3] = [
+    ("user.rgw.compression", "compressed by radosgw"),
+    ("user.rgw.crypt.mode", "encrypted by radosgw"),
+    ("user.rgw.olh.info", "a versioned key"),
+];
+
+/// How much of a head one read fetches with its xattrs: radosgw's heads
+/// hold at most 4 MiB (`rgw_max_chunk_size`).
+const HEAD_READ: u64 = 4 << 20;
+/// Index entries asked of each shard per listing round.
+const SHARD_PAGE: u64 = 1000;
+
+/// What reading the zone can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ZoneError {
+    /// No access key of that id.
+    #[error("no access key {0}")]
+    NoSuchKey(String),
+    /// No user of that id.
+    #[error("no user {0}")]
+    NoSuchUser(String),
+    /// No bucket of that name.
+    #[error("no bucket {0}")]
+    NoSuchBucket(String),
+    /// No object of that key in the bucket.
+    #[error("no object {0}")]
+    NoSuchObject(String),
+    /// Something radosgw wrote that this reader does not serve.
+    #[error("not served from radosgw's layout: {0}")]
+    Unsupported(String),
+    /// A record that does not decode.
+    #[error("{what}: {source}")]
+    Decode {
+        /// Which record, and where.
+        what: String,
+        /// Why.
+        source: DecodeError,
+    },
+    /// The store failed.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+}
+
+/// What reading the zone returns.
+pub type ZoneResult<T> = std::result::Result<T, ZoneError>;
+
+/// A bucket as the reader found it: its current instance.
+#[derive(Debug, Clone)]
+pub struct ZoneBucket {
+    /// The bucket instance record.
+    pub info: BucketInfo,
+    /// Its ACL (the instance's `user.rgw.acl`).
+    pub acl: Policy,
+}
+
+/// An object's head: what a HEAD answers, and where the bytes are.
+#[derive(Debug, Clone)]
+pub struct Head {
+    /// Where its bytes are.
+    pub manifest: Manifest,
+    /// The ETag, without quotes.
+    pub etag: String,
+    /// The Content-Type radosgw stored (empty for none).
+    pub content_type: String,
+    /// `x-amz-meta-*` by name (without the prefix).
+    pub meta: BTreeMap<String, String>,
+    /// The object's ACL.
+    pub acl: Policy,
+    /// When the head was last written (RADOS' mtime, whole seconds).
+    pub mtime: SystemTime,
+    /// The head's RADOS version: changes with every write of the object.
+    pub version: u64,
+    /// The head's bytes read with it (the object's first bytes).
+    pub head_data: Bytes,
+}
+
+impl Head {
+    /// The object's size.
+    pub fn size(&self) -> u64 {
+        self.manifest.obj_size
+    }
+}
+
+/// A page of a bucket's listing.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    /// The objects, by key.
+    pub entries: Vec<ListedObject>,
+    /// Whether objects after the last one match too.
+    pub truncated: bool,
+}
+
+/// One object of a listing.
+#[derive(Debug, Clone)]
+pub struct ListedObject {
+    /// The S3 key.
+    pub key: String,
+    /// The index entry radosgw keeps for it.
+    pub entry: DirEntry,
+}
+
+/// Reads radosgw's records from a zone's pools.
+#[derive(Clone)]
+pub struct Zone {
+    store: Arc<dyn Store>,
+}
+
+fn decode<T>(what: impl Into<String>, r: crate::encoding::Result<T>) -> ZoneResult<T> {
+    r.map_err(|source| ZoneError::Decode {
+        what: what.into(),
+        source,
+    })
+}
+
+/// The S3 key an index key names, `None` for entries of a namespace
+/// (multipart parts and upload records: `_<ns>_<name>`). radosgw escapes a
+/// key beginning with `_` by doubling it (`rgw_obj_key::parse_index_key`).
+pub fn key_of_index(index_key: &str) -> Option<&str> {
+    match index_key.strip_prefix('_') {
+        None => Some(index_key),
+        Some(rest) if rest.starts_with('_') => Some(rest),
+        Some(_) => None,
+    }
+}
+
+/// The index key of an S3 key (the inverse of [`key_of_index`]).
+pub fn index_key(key: &str) -> String {
+    if key.starts_with('_') {
+        format!("_{key}")
+    } else {
+        key.to_string()
+    }
+}
+
+/// A string xattr as radosgw stores it (some with a trailing NUL).
+fn text(value: &[u8]) -> String {
+    let end = value.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    String::from_utf8_lossy(&value[..end]).into_owned()
+}
+
+impl Zone {
+    /// A reader of the zone whose pools `store` holds.
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Zone { store }
+    }
+
+    async fn data_of(&self, obj: &ObjectId) -> ZoneResult<Option<Bytes>> {
+        match self.store.read(obj, ReadOp::new().read(0, 1 << 20)).await {
+            Ok(r) => Ok(Some(r.data.unwrap_or_default())),
+            Err(StoreError::NotFound) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The user of id `uid` (`tenant$id` for a tenant's user).
+    pub async fn user(&self, uid: &str) -> ZoneResult<UserRecord> {
+        let obj = ObjectId::in_namespace(META, "users.uid", uid);
+        let bytes = self
+            .data_of(&obj)
+            .await?
+            .ok_or_else(|| ZoneError::NoSuchUser(uid.into()))?;
+        decode(format!("user {uid}"), decode_user_record(&bytes))
+    }
+
+    /// The user owning S3 access key `access_key`, and that key's secret.
+    pub async fn user_by_key(&self, access_key: &str) -> ZoneResult<(UserRecord, String)> {
+        let obj = ObjectId::in_namespace(META, "users.keys", access_key);
+        let link = self
+            .data_of(&obj)
+            .await?
+            .ok_or_else(|| ZoneError::NoSuchKey(access_key.into()))?;
+        let uid = decode(format!("access key {access_key}"), decode_link(&link))?;
+        let user = self.user(&uid).await?;
+        let secret = user
+            .info
+            .access_keys
+            .iter()
+            .find(|k| k.id == access_key)
+            .map(|k| k.key.clone())
+            .ok_or_else(|| ZoneError::NoSuchKey(access_key.into()))?;
+        Ok((user, secret))
+    }
+
+    /// The bucket `name` (`tenant/name` for a tenant's): its current
+    /// instance and ACL. Buckets this reader cannot serve whole are
+    /// refused.
+    pub async fn bucket(&self, name: &str) -> ZoneResult<ZoneBucket> {
+        let entry = ObjectId::in_namespace(META, "root", name);
+        let bytes = self
+            .data_of(&entry)
+            .await?
+            .ok_or_else(|| ZoneError::NoSuchBucket(name.into()))?;
+        let ep = decode(format!("bucket {name}"), decode_entry_point(&bytes))?;
+        let (tenant, bare) = name.rsplit_once('/').unwrap_or(("", name));
+        let instance = match tenant {
+            "" => format!(".bucket.meta.{bare}:{}", ep.bucket.bucket_id),
+            t => format!(".bucket.meta.{t}:{bare}:{}", ep.bucket.bucket_id),
+        };
+        let r = match self
+            .store
+            .read(
+                &ObjectId::in_namespace(META, "root", &instance),
+                ReadOp::new().read(0, 1 << 20).xattrs(),
+            )
+            .await
+        {
+            Ok(r) => r,
+            Err(StoreError::NotFound) => return Err(ZoneError::NoSuchBucket(name.into())),
+            Err(e) => return Err(e.into()),
+        };
+        let info = decode(
+            format!("bucket instance {instance}"),
+            decode_bucket_instance(&r.data.unwrap_or_default()),
+        )?;
+        let xattrs = r.xattrs.unwrap_or_default();
+        let acl = xattrs
+            .get(ATTR_ACL)
+            .ok_or_else(|| ZoneError::Unsupported(format!("bucket {name} has no ACL")))?;
+        let acl = decode(format!("ACL of bucket {name}"), decode_policy(acl))?;
+        refuse_unserved(name, &info)?;
+        Ok(ZoneBucket { info, acl })
+    }
+
+    /// Up to `max` objects of `bucket` whose keys begin with `prefix` and
+    /// sort after `after`, in key order, merged from every index shard.
+    pub async fn list(
+        &self,
+        bucket: &ZoneBucket,
+        prefix: &str,
+        after: &str,
+        max: usize,
+    ) -> ZoneResult<Listing> {
+        let info = &bucket.info;
+        let shards: Vec<Option<u32>> = match info.index.num_shards {
+            0 => vec![None],
+            n => (0..n).map(Some).collect(),
+        };
+        let index_prefix = index_key(prefix);
+        let mut start = if after.is_empty() {
+            String::new()
+        } else {
+            index_key(after)
+        };
+        let mut out = Listing::default();
+        loop {
+            let mut merged: Vec<(String, Bytes)> = Vec::new();
+            // the least last key of the shards with more to read: beyond
+            // it, a shard may hold keys not read yet
+            let mut bound: Option<String> = None;
+            for shard in &shards {
+                let oid = shard_object(&info.bucket.bucket_id, info.index.generation, *shard);
+                let page = self
+                    .omap_page(&ObjectId::new(INDEX, &oid), &start, &index_prefix)
+                    .await?;
+                if page.more
+                    && let Some((last, _)) = page.entries.last()
+                    && bound.as_ref().is_none_or(|b| last < b)
+                {
+                    bound = Some(last.clone());
+                }
+                merged.extend(page.entries);
+            }
+            merged.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(bound) = &bound {
+                merged.retain(|(k, _)| k <= bound);
+            }
+            for (index_key, value) in merged {
+                start.clone_from(&index_key);
+                let Some(key) = key_of_index(&index_key) else {
+                    continue;
+                };
+                let entry = decode(
+                    format!("index entry {index_key:?} of {}", info.bucket.name),
+                    decode_dir_entry(&value),
+                )?;
+                if !entry.exists || entry.meta.category != Category::Main || !entry.is_visible() {
+                    continue;
+                }
+                if out.entries.len() == max {
+                    out.truncated = true;
+                    return Ok(out);
+                }
+                out.entries.push(ListedObject {
+                    key: key.to_string(),
+                    entry,
+                });
+            }
+            if bound.is_none() {
+                return Ok(out);
+            }
+        }
+    }
+
+    async fn omap_page(&self, shard: &ObjectId, after: &str, prefix: &str) -> ZoneResult<OmapPage> {
+        match self
+            .store
+            .read(shard, ReadOp::new().omap(after, prefix, SHARD_PAGE))
+            .await
+        {
+            Ok(r) => Ok(r.omap.unwrap_or_default()),
+            Err(StoreError::NotFound) => Ok(OmapPage::default()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn head_id(bucket: &ZoneBucket, key: &str) -> ObjectId {
+        let obj = Obj {
+            bucket: bucket.info.bucket.clone(),
+            ns: String::new(),
+            name: key.to_string(),
+            instance: String::new(),
+        };
+        ObjectId::new(DATA, obj.oid()).with_locator(obj.locator())
+    }
+
+    /// The head of object `key`, with its first bytes.
+    pub async fn head(&self, bucket: &ZoneBucket, key: &str) -> ZoneResult<Head> {
+        let id = Self::head_id(bucket, key);
+        let r = match self
+            .store
+            .read(&id, ReadOp::new().stat().xattrs().read(0, HEAD_READ))
+            .await
+        {
+            Ok(r) => r,
+            Err(StoreError::NotFound) => return Err(ZoneError::NoSuchObject(key.into())),
+            Err(e) => return Err(e.into()),
+        };
+        let xattrs = r.xattrs.unwrap_or_default();
+        for (attr, why) in ATTRS_REFUSED {
+            if xattrs.contains_key(attr) {
+                return Err(ZoneError::Unsupported(format!("object {key} is {why}")));
+            }
+        }
+        let manifest = xattrs
+            .get(ATTR_MANIFEST)
+            .ok_or_else(|| ZoneError::Unsupported(format!("object {key} has no manifest")))?;
+        let manifest = decode(format!("manifest of {key}"), decode_manifest(manifest))?;
+        let acl = xattrs
+            .get(ATTR_ACL)
+            .ok_or_else(|| ZoneError::Unsupported(format!("object {key} has no ACL")))?;
+        let acl = decode(format!("ACL of {key}"), decode_policy(acl))?;
+        let stat = r
+            .stat
+            .ok_or_else(|| StoreError::Io("a stat asked for was not answered".into()))?;
+        let meta = xattrs
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(ATTR_META_PREFIX)?.to_string(), text(v))))
+            .collect();
+        Ok(Head {
+            etag: xattrs.get(ATTR_ETAG).map(|v| text(v)).unwrap_or_default(),
+            content_type: xattrs
+                .get(ATTR_CONTENT_TYPE)
+                .map(|v| text(v))
+                .unwrap_or_default(),
+            meta,
+            acl,
+            mtime: stat.mtime,
+            version: stat.version,
+            head_data: r.data.unwrap_or_default(),
+            manifest,
+        })
+    }
+
+    /// Bytes `ofs..ofs + len` of the object (cut at its end), read piece
+    /// by piece through its manifest; the head's bytes come from `head`.
+    pub async fn read(&self, head: &Head, ofs: u64, len: u64) -> ZoneResult<Bytes> {
+        let end = ofs.saturating_add(len).min(head.size());
+        let mut out = BytesMut::new();
+        let mut at = ofs;
+        while at < end {
+            let piece = decode("manifest", head.manifest.seek(at))?;
+            let within = at - piece.ofs;
+            let take = (piece.size - within).min(end - at);
+            let from = piece.loc_ofs + within;
+            let bytes = if piece.oid == head.manifest.head.oid()
+                && from.saturating_add(take) <= head.head_data.len() as u64
+            {
+                head.head_data.slice(from as usize..(from + take) as usize)
+            } else {
+                let id = ObjectId::new(DATA, &piece.oid).with_locator(&piece.locator);
+                let r = self.store.read(&id, ReadOp::new().read(from, take)).await;
+                match r {
+                    Ok(r) => r.data.unwrap_or_default(),
+                    Err(StoreError::NotFound) => {
+                        return Err(ZoneError::Unsupported(format!(
+                            "piece {} of {} is missing",
+                            piece.oid, head.manifest.head.name
+                        )));
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            if bytes.len() as u64 != take {
+                return Err(ZoneError::Unsupported(format!(
+                    "piece {} of {} holds {} bytes at {from}, its manifest says {take}",
+                    piece.oid,
+                    head.manifest.head.name,
+                    bytes.len()
+                )));
+            }
+            out.extend_from_slice(&bytes);
+            at += take;
+        }
+        Ok(out.freeze())
+    }
+}
+
+/// Refuses a bucket this reader would serve wrong: versioned, placed
+/// outside the default placement's pools, or with an index of another
+/// kind.
+fn refuse_unserved(name: &str, info: &BucketInfo) -> ZoneResult<()> {
+    if let Some(state) = info.versioning() {
+        return Err(ZoneError::Unsupported(format!(
+            "bucket {name} is versioned ({state})"
+        )));
+    }
+    let rule = &info.placement_rule;
+    let placed = (rule.name.is_empty() || rule.name == DEFAULT_PLACEMENT)
+        && (rule.storage_class.is_empty() || rule.storage_class == STANDARD)
+        && info.bucket.explicit_placement.data_pool.name.is_empty();
+    if !placed {
+        return Err(ZoneError::Unsupported(format!(
+            "bucket {name} is placed by {}, not {DEFAULT_PLACEMENT}",
+            rule.to_str()
+        )));
+    }
+    if info.index.index_type != 0 {
+        return Err(ZoneError::Unsupported(format!(
+            "bucket {name} has no index in RADOS (index type {})",
+            info.index.index_type
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_keys_escape_a_leading_underscore() {
+        for key in ["plain", "_under", "__two", "a_b", "ü"] {
+            assert_eq!(key_of_index(&index_key(key)), Some(key));
+        }
+        assert_eq!(index_key("_x"), "__x");
+        assert_eq!(key_of_index("_multipart_k.2~id.meta"), None);
+        assert_eq!(key_of_index("_shadow_x"), None);
+    }
+
+    #[test]
+    fn text_attrs_lose_trailing_nuls() {
+        assert_eq!(text(b"text/plain\0"), "text/plain");
+        assert_eq!(text(b"abc"), "abc");
+        assert_eq!(text(b"\0"), "");
+    }
+}

@@ -1,0 +1,183 @@
+//! `rsgw admin radosgw`: reads the users, buckets and objects a radosgw
+//! zone holds, through rsgw's own store and radosgw's records
+//! (`rsgw_radosgw::zone`), as rsgw's radosgw layout will serve them.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use rsgw_config::{Backend, Config};
+use rsgw_radosgw::dump::utime;
+use rsgw_radosgw::zone::{Zone, ZoneBucket};
+use serde_json::{Value, json};
+
+/// `rsgw admin radosgw` arguments.
+#[derive(Args)]
+pub struct RadosgwArgs {
+    /// The zone whose pools to read (`<zone>.rgw.meta`,
+    /// `<zone>.rgw.buckets.index`, `<zone>.rgw.buckets.data`).
+    #[arg(long, default_value = "default")]
+    zone: String,
+    #[command(subcommand)]
+    command: RadosgwCommand,
+}
+
+/// What to read.
+#[derive(Subcommand)]
+enum RadosgwCommand {
+    /// The user owning an S3 access key, as `radosgw-admin user info
+    /// --access-key` prints it.
+    Key {
+        /// The access key id.
+        access_key: String,
+    },
+    /// A bucket's objects in key order (`[tenant/]bucket`), as JSON: key,
+    /// size, ETag, modification time, owner and content type from the
+    /// bucket index.
+    Ls {
+        /// The bucket (`tenant/bucket` for a tenant's).
+        bucket: String,
+        /// Only keys beginning with this.
+        #[arg(long, default_value = "")]
+        prefix: String,
+        /// Only keys after this one.
+        #[arg(long, default_value = "")]
+        after: String,
+        /// At most this many.
+        #[arg(long, default_value_t = 1000)]
+        max: usize,
+    },
+    /// An object's head: size, ETag, content type, `x-amz-meta-*`, ACL
+    /// and the pieces of RADOS objects holding its bytes.
+    Stat {
+        /// The bucket.
+        bucket: String,
+        /// The object's key.
+        key: String,
+    },
+    /// An object's bytes, read through its manifest.
+    Get {
+        /// The bucket.
+        bucket: String,
+        /// The object's key.
+        key: String,
+        /// Bytes FIRST-LAST (inclusive, as an HTTP Range) instead of all.
+        #[arg(long, value_name = "FIRST-LAST")]
+        range: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Runs `rsgw admin radosgw`.
+pub fn run(cfg: &Config, args: RadosgwArgs) -> Result<()> {
+    if cfg.store.backend != Backend::Rados {
+        return Err(
+            "radosgw's zone is in RADOS: configure [store] backend = \"rados\" (and ceph_conf)"
+                .into(),
+        );
+    }
+    let mut cfg = cfg.clone();
+    cfg.store.pool_prefix = format!("{}.rgw", args.zone);
+    let zone = Zone::new(crate::store::open(&cfg)?);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        match args.command {
+            RadosgwCommand::Key { access_key } => {
+                let (user, _) = zone.user_by_key(&access_key).await?;
+                print_json(&user.info.to_json())
+            }
+            RadosgwCommand::Ls {
+                bucket,
+                prefix,
+                after,
+                max,
+            } => {
+                let bucket = zone.bucket(&bucket).await?;
+                let listing = zone.list(&bucket, &prefix, &after, max).await?;
+                let entries: Vec<Value> = listing
+                    .entries
+                    .iter()
+                    .map(|o| {
+                        let m = &o.entry.meta;
+                        json!({
+                            "key": o.key,
+                            "size": m.accounted_size,
+                            "etag": m.etag,
+                            "mtime": utime(m.mtime),
+                            "owner": m.owner,
+                            "content_type": m.content_type,
+                        })
+                    })
+                    .collect();
+                print_json(&json!({ "objects": entries, "truncated": listing.truncated }))
+            }
+            RadosgwCommand::Stat { bucket, key } => {
+                let bucket = zone.bucket(&bucket).await?;
+                let head = zone.head(&bucket, &key).await?;
+                let pieces = head
+                    .manifest
+                    .stripes()
+                    .map(|s| s.map(|s| json!([s.ofs, s.size, s.oid, s.locator, s.loc_ofs])))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                print_json(&json!({
+                    "size": head.size(),
+                    "etag": head.etag,
+                    "content_type": head.content_type,
+                    "meta": head.meta,
+                    "acl": head.acl.to_json(),
+                    "mtime": utime(head.mtime),
+                    "version": head.version,
+                    "pieces": pieces,
+                }))
+            }
+            RadosgwCommand::Get {
+                bucket,
+                key,
+                range,
+                output,
+            } => get(&zone, &zone.bucket(&bucket).await?, &key, range, output).await,
+        }
+    })
+}
+
+async fn get(
+    zone: &Zone,
+    bucket: &ZoneBucket,
+    key: &str,
+    range: Option<String>,
+    output: Option<PathBuf>,
+) -> Result<()> {
+    let head = zone.head(bucket, key).await?;
+    let (first, len) = match range {
+        None => (0, head.size()),
+        Some(r) => {
+            let (a, b) = r
+                .split_once('-')
+                .ok_or("--range takes FIRST-LAST, e.g. 0-99")?;
+            let (a, b): (u64, u64) = (a.parse()?, b.parse()?);
+            if b < a {
+                return Err("--range: LAST is before FIRST".into());
+            }
+            (a, b - a + 1)
+        }
+    };
+    let bytes = zone.read(&head, first, len).await?;
+    match output {
+        Some(path) => {
+            std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        None => std::io::stdout().lock().write_all(&bytes)?,
+    }
+    Ok(())
+}
+
+fn print_json(value: &Value) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

@@ -45,8 +45,10 @@ draws, seeded by --seed), and a \
 verdict: B better or B worse when the interval excludes 1, otherwise no \
 difference detectable at this noise, with the smallest difference the run \
 could have detected (80% power). Host noise (busy and steal time from \
-/proc/stat, and the CPU used by processes other than the gateways and this \
-load generator) is measured during every trial and reported; a metric whose \
+/proc/stat, and the CPU used by processes other than the gateways, this \
+load generator and the host's Ceph daemons, whose CPU is reported apart: \
+they are the store under test) is measured during every trial and \
+reported; a metric whose \
 smallest detectable difference exceeds --min-effect is called too noisy for \
 that question.
 

@@ -330,7 +330,7 @@ fn summary(r: &Results) -> String {
             .sum()
     };
     let mut line = format!(
-        "ab-test {} vs {}, {}+{} trials, B/A: {}; host {} (others {:.2} cores, steal {:.1}%)",
+        "ab-test {} vs {}, {}+{} trials, B/A: {}; host {} (others {:.2} cores, steal {:.1}%; Ceph daemons {:.2} cores, not noise)",
         r.b.label,
         r.a.label,
         r.trials.iter().filter(|t| t.side == "A").count(),
@@ -338,7 +338,8 @@ fn summary(r: &Results) -> String {
         parts.join("; "),
         r.noise.level,
         r.noise.others_cores_mean,
-        r.noise.steal_pct_mean
+        r.noise.steal_pct_mean,
+        r.noise.ceph_cores_mean
     );
     let (ea, eb) = (errors("A"), errors("B"));
     if ea + eb > 0 {

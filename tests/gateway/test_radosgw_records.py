@@ -215,6 +215,14 @@ def buckets(cluster):
                           "HostName": "example.com"}},
             {"Condition": {"HttpErrorCodeReturnedEquals": "404"}, "Redirect": {"ReplaceKeyWith": "missing.html"}},
         ]})
+    s3.put_bucket_cors(Bucket=site, CORSConfiguration={"CORSRules": [
+        {"ID": "one", "AllowedOrigins": ["https://a.example", "http://*.b.example"],
+         "AllowedMethods": ["GET", "HEAD", "PUT"], "AllowedHeaders": ["x-amz-*", "Content-Type"],
+         "ExposeHeaders": ["ETag", "x-amz-request-id"], "MaxAgeSeconds": 600},
+        {"AllowedOrigins": ["*"], "AllowedMethods": ["GET"]}]})
+    s3.put_bucket_policy(Bucket=site, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Sid": "public", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+         "Resource": f"arn:aws:s3:::{site}/*"}]}))
     made["website"] = site
     redirect = f"recredir-{tag}"
     s3.create_bucket(Bucket=redirect)
@@ -248,6 +256,7 @@ def buckets(cluster):
     made["tenant"] = f"{tenant}/{tenants}"
     made["tenant_client"] = s3t
     made["keys"] = {"objects": f"AKBK1{tag.upper()}", "tenant": f"AKBK2{tag.upper()}"}
+    made["uids"] = {"objects": f"bk-{tag}", "tenant": f"{tenant}$bk-{tag}"}
     yield made
     for uid, t in users:
         subprocess.run(["radosgw-admin", "user", "rm", "--uid", uid, *t, "--purge-data"],
@@ -512,3 +521,36 @@ def test_zone_finds_users_by_key_and_refuses_what_it_does_not_serve(buckets):
         r = zone(*args)
         assert r.returncode == 1 and r.stdout == b"" and why in r.stderr.decode(), (args, r)
         assert b"panicked" not in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["objects", "website", "resharded", "tenant"])
+def test_zone_reads_buckets_as_radosgw_serves_them(buckets, kind):
+    """A bucket's instance as `metadata get` prints it, and its ACL, policy
+    and CORS rules as radosgw answers GetBucketAcl, GetBucketPolicy and
+    GetBucketCors."""
+    bucket = buckets[kind]
+    s3 = buckets["tenant_client"] if kind == "tenant" else buckets["client"]
+    name = bucket.split("/")[-1]
+    got = zone_json("bucket", bucket)
+    bucket_id, _ = instance_of(bucket)
+    assert got["bucket_info"] == admin("metadata", "get", f"bucket.instance:{bucket}:{bucket_id}")["data"]["bucket_info"]
+    got["acl"]["grants"].sort(key=lambda g: json.dumps(g, sort_keys=True))
+    assert got["acl"] == s3_view(s3.get_bucket_acl(Bucket=name))
+    if kind == "website":
+        assert got["policy"] == json.loads(s3.get_bucket_policy(Bucket=name)["Policy"])
+        assert got["cors"] == s3.get_bucket_cors(Bucket=name)["CORSRules"]
+        assert len(got["cors"]) == 2
+    else:
+        assert (got["policy"], got["cors"]) == (None, []), kind
+
+
+@pytest.mark.parametrize("kind", ["objects", "tenant"])
+def test_zone_lists_a_users_buckets_as_radosgw_does(buckets, kind):
+    """A user's buckets (its `<uid>.buckets` omap) are what radosgw's
+    ListBuckets answers: names and creation dates, in order."""
+    s3 = buckets["tenant_client"] if kind == "tenant" else buckets["client"]
+    want = [(b["Name"], b["CreationDate"].strftime("%Y-%m-%dT%H:%M:%S.%f")[:23])
+            for b in s3.list_buckets()["Buckets"]]
+    got = [(b["name"], b["creation_time"][:23]) for b in zone_json("buckets", buckets["uids"][kind])]
+    assert got == want and got
+    assert zone_json("buckets", "no-such-user-" + uuid.uuid4().hex[:6]) == []

@@ -75,7 +75,7 @@ pub fn decode_policy(bytes: &[u8]) -> Result<Policy> {
                     d.string("RGWAccessControlList.acl_user_map")?;
                     d.i32("RGWAccessControlList.acl_user_map")
                 })?;
-                let grants = d.seq("RGWAccessControlList.grant_map", 10, |d| {
+                let mut grants = d.seq("RGWAccessControlList.grant_map", 10, |d| {
                     d.string("RGWAccessControlList.grant_map")?;
                     decode_grant(d)
                 })?;
@@ -85,7 +85,6 @@ pub fn decode_policy(bytes: &[u8]) -> Result<Policy> {
                         d.i32("RGWAccessControlList.acl_group_map")
                     })?;
                 }
-                let mut grants = grants;
                 if v >= 4 {
                     let referers = d.seq("RGWAccessControlList.referer_list", 14, |d| {
                         d.block("ACLReferer", Header::Start { known: 1 }, |d, _| {

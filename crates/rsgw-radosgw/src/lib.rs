@@ -18,6 +18,7 @@
 //! - [`manifest`]: where an object's bytes are (the head's
 //!   `user.rgw.manifest`), walked into the RADOS objects holding them;
 //! - [`acl`]: bucket and object ACLs (`user.rgw.acl`);
+//! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
 //! - [`zone`]: the layer above the records, the only one doing I/O: a
 //!   zone's users, buckets, listings and objects read through rsgw's
 //!   [`Store`](rsgw_store::Store) and decoded by the modules above.
@@ -30,6 +31,7 @@
 
 pub mod acl;
 pub mod bucket;
+pub mod cors;
 pub mod dump;
 pub mod encoding;
 pub mod index;

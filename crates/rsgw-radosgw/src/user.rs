@@ -229,6 +229,112 @@ pub fn decode_link(bytes: &[u8]) -> Result<String> {
     Decoder::whole(bytes, |d| d.string("RGWUID"))
 }
 
+/// One of a user's buckets: an omap value of the user's
+/// `<uid>.buckets` object in `users.uid` (`cls_user_bucket_entry`, with
+/// its `cls_user_bucket`), keyed by the bucket's name; ListBuckets answers
+/// from these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserBucket {
+    /// The bucket's name.
+    pub name: String,
+    /// Its marker.
+    pub marker: String,
+    /// Its instance id when the entry was written.
+    pub bucket_id: String,
+    /// Its placement target (empty for the zone's default).
+    pub placement_id: String,
+    /// Bytes, as last synced from the bucket's stats.
+    pub size: u64,
+    /// Bytes rounded up to 4 KiB per object.
+    pub size_rounded: u64,
+    /// Objects.
+    pub count: u64,
+    /// When the bucket was made.
+    pub creation_time: SystemTime,
+}
+
+/// Decodes a `<uid>.buckets` omap value; every byte must belong to it.
+pub fn decode_user_bucket(bytes: &[u8]) -> Result<UserBucket> {
+    Decoder::whole(bytes, |d| {
+        d.block("cls_user_bucket_entry", Header::legacy(9, 5, 5), |d, v| {
+            d.string("cls_user_bucket_entry.name")?;
+            let size = d.u64("cls_user_bucket_entry.size")?;
+            let mt = d.u32("cls_user_bucket_entry.creation_time")?;
+            let count = if v >= 2 {
+                d.u64("cls_user_bucket_entry.count")?
+            } else {
+                0
+            };
+            let mut entry = UserBucket {
+                name: String::new(),
+                marker: String::new(),
+                bucket_id: String::new(),
+                placement_id: String::new(),
+                size,
+                size_rounded: size,
+                count,
+                creation_time: SystemTime::UNIX_EPOCH
+                    + std::time::Duration::from_secs(u64::from(mt)),
+            };
+            if v >= 3 {
+                decode_cls_bucket(d, &mut entry)?;
+            }
+            if v >= 4 {
+                entry.size_rounded = d.u64("cls_user_bucket_entry.size_rounded")?;
+            }
+            if v >= 6 {
+                d.bool("cls_user_bucket_entry.user_stats_sync")?;
+            }
+            if v >= 7 {
+                entry.creation_time = d.time("cls_user_bucket_entry.creation_time")?;
+            }
+            if v == 8 {
+                d.string("cls_user_bucket_entry.placement_rule")?;
+            }
+            Ok(entry)
+        })
+    })
+}
+
+/// A `cls_user_bucket` block (the pools of its older forms are skipped:
+/// a bucket placed by explicit pools is refused when it is read).
+fn decode_cls_bucket(d: &mut Decoder<'_>, entry: &mut UserBucket) -> Result<()> {
+    d.block("cls_user_bucket", Header::legacy(9, 3, 3), |d, v| {
+        entry.name = d.string("cls_user_bucket.name")?;
+        if v < 8 {
+            d.string("cls_user_bucket.data_pool")?;
+        }
+        if v >= 2 {
+            entry.marker = d.string("cls_user_bucket.marker")?;
+            entry.bucket_id = if v <= 3 {
+                d.u64("cls_user_bucket.bucket_id")?.to_string()
+            } else {
+                d.string("cls_user_bucket.bucket_id")?
+            };
+        }
+        if v < 8 {
+            if v >= 5 {
+                d.string("cls_user_bucket.index_pool")?;
+            }
+            if v >= 7 {
+                d.string("cls_user_bucket.data_extra_pool")?;
+            }
+        } else {
+            entry.placement_id = d.string("cls_user_bucket.placement_id")?;
+            if v == 8 && entry.placement_id.is_empty() {
+                for what in [
+                    "cls_user_bucket.data_pool",
+                    "cls_user_bucket.index_pool",
+                    "cls_user_bucket.data_extra_pool",
+                ] {
+                    d.string(what)?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Decodes an `RGWUserInfo`.
 pub fn decode_user_info(d: &mut Decoder<'_>) -> Result<UserInfo> {
     d.block("RGWUserInfo", Header::legacy_32(22, 9, 9), |d, v| {
@@ -600,6 +706,28 @@ fn cap_perm_to_str(perm: u32) -> &'static str {
 mod tests {
     use super::*;
     use crate::DecodeError;
+
+    /// The entry radosgw 16.2 wrote in `probe.buckets` for bucket `probe`
+    /// (two 1-byte objects and an open upload's 100-byte part).
+    const USER_BUCKET: &[u8] = include_bytes!("../tests/data/user-bucket-probe.bin");
+
+    #[test]
+    fn a_users_bucket_entry_decodes() {
+        let b = decode_user_bucket(USER_BUCKET).expect("decode");
+        assert_eq!(b.name, "probe");
+        assert_eq!(b.marker, "439c262e-c61a-4f95-b120-badc466a0231.4160.1");
+        assert_eq!(b.bucket_id, b.marker);
+        assert_eq!((b.size, b.size_rounded, b.count), (102, 12288, 3));
+        assert_eq!(b.placement_id, "");
+        let t = b
+            .creation_time
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .expect("after the epoch");
+        assert_eq!((t.as_secs(), t.subsec_nanos()), (0x6b16_a134, 0x2957_1e84));
+        for cut in 0..USER_BUCKET.len() {
+            assert!(decode_user_bucket(&USER_BUCKET[..cut]).is_err(), "{cut}");
+        }
+    }
 
     #[test]
     fn a_record_cut_anywhere_is_an_error_not_a_panic() {

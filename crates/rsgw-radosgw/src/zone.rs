@@ -18,14 +18,15 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use bytes::{Bytes, BytesMut};
-use rsgw_store::{ObjectId, OmapPage, ReadOp, Store, StoreError};
+use rsgw_store::{OMAP_MAX_PAGE, ObjectId, OmapPage, ReadOp, Store, StoreError};
 
 use crate::DecodeError;
 use crate::acl::{Policy, decode_policy};
 use crate::bucket::{BucketInfo, decode_bucket_instance, decode_entry_point};
+use crate::cors::{CorsRule, decode_cors};
 use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj, decode_manifest};
-use crate::user::{UserRecord, decode_link, decode_user_record};
+use crate::user::{UserBucket, UserRecord, decode_link, decode_user_bucket, decode_user_record};
 
 /// The zone's metadata pool (`<zone>.rgw.meta`).
 pub const META: &str = "meta";
@@ -42,6 +43,8 @@ const STANDARD: &str = "STANDARD";
 /// Xattrs of a head object, as radosgw names them.
 const ATTR_MANIFEST: &str = "user.rgw.manifest";
 const ATTR_ACL: &str = "user.rgw.acl";
+const ATTR_POLICY: &str = "user.rgw.iam-policy";
+const ATTR_CORS: &str = "user.rgw.cors";
 const ATTR_ETAG: &str = "user.rgw.etag";
 const ATTR_CONTENT_TYPE: &str = "user.rgw.content_type";
 const ATTR_META_PREFIX: &str = "user.rgw.x-amz-meta-";
@@ -100,6 +103,11 @@ pub struct ZoneBucket {
     pub info: BucketInfo,
     /// Its ACL (the instance's `user.rgw.acl`).
     pub acl: Policy,
+    /// Its bucket policy, as the JSON text S3 was given
+    /// (`user.rgw.iam-policy`).
+    pub policy: Option<String>,
+    /// Its CORS rules (`user.rgw.cors`), none if unset.
+    pub cors: Vec<CorsRule>,
 }
 
 /// An object's head: what a HEAD answers, and where the bytes are.
@@ -230,6 +238,35 @@ impl Zone {
         Ok((user, secret))
     }
 
+    /// The buckets user `uid` owns (what ListBuckets answers), by name:
+    /// the omap of its `<uid>.buckets` object.
+    pub async fn user_buckets(&self, uid: &str) -> ZoneResult<Vec<UserBucket>> {
+        let obj = ObjectId::in_namespace(META, "users.uid", format!("{uid}.buckets"));
+        let mut out = Vec::new();
+        let mut after = String::new();
+        loop {
+            let page = match self
+                .store
+                .read(&obj, ReadOp::new().omap(&after, "", OMAP_MAX_PAGE))
+                .await
+            {
+                Ok(r) => r.omap.unwrap_or_default(),
+                Err(StoreError::NotFound) => return Ok(out),
+                Err(e) => return Err(e.into()),
+            };
+            for (name, value) in &page.entries {
+                out.push(decode(
+                    format!("bucket {name:?} of user {uid}"),
+                    decode_user_bucket(value),
+                )?);
+            }
+            match page.entries.last() {
+                Some((last, _)) if page.more => after.clone_from(last),
+                _ => return Ok(out),
+            }
+        }
+    }
+
     /// The bucket `name` (`tenant/name` for a tenant's): its current
     /// instance and ACL. Buckets this reader cannot serve whole are
     /// refused.
@@ -266,8 +303,18 @@ impl Zone {
             .get(ATTR_ACL)
             .ok_or_else(|| ZoneError::Unsupported(format!("bucket {name} has no ACL")))?;
         let acl = decode(format!("ACL of bucket {name}"), decode_policy(acl))?;
+        let policy = xattrs.get(ATTR_POLICY).map(|v| text(v));
+        let cors = match xattrs.get(ATTR_CORS) {
+            Some(v) => decode(format!("CORS of bucket {name}"), decode_cors(v))?,
+            None => Vec::new(),
+        };
         refuse_unserved(name, &info)?;
-        Ok(ZoneBucket { info, acl })
+        Ok(ZoneBucket {
+            info,
+            acl,
+            policy,
+            cors,
+        })
     }
 
     /// Up to `max` objects of `bucket` whose keys begin with `prefix` and

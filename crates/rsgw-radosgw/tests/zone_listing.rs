@@ -30,6 +30,8 @@ async fn sharded_bucket() -> (Zone, ZoneBucket, Vec<String>, tempfile::TempDir) 
     let bucket = ZoneBucket {
         info,
         acl: decode_policy(ACL).expect("acl"),
+        policy: None,
+        cors: Vec::new(),
     };
     let mut keys = Vec::new();
     for (shard, &n) in SHARD_SIZES.iter().enumerate() {

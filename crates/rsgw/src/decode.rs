@@ -38,6 +38,9 @@ pub enum Record {
     /// A `user.rgw.acl` xattr of an object head or a bucket instance.
     /// Prints the owner and grants as S3 names them.
     Acl,
+    /// A bucket instance's `user.rgw.cors` xattr. Prints the rules as S3's
+    /// GetBucketCors names them.
+    Cors,
     /// Every shard header of one bucket, one file each in shard order.
     /// Prints what `radosgw-admin bucket stats` reports from them: `ver`,
     /// `master_ver`, `max_marker` and `usage`.
@@ -90,6 +93,12 @@ pub fn run(args: &DecodeArgs) -> Result<(), Box<dyn std::error::Error>> {
         Record::IndexHeader => rsgw_radosgw::index::decode_dir_header(&one()?)?.to_json(),
         Record::Manifest => rsgw_radosgw::manifest::decode_manifest(&one()?)?.to_json()?,
         Record::Acl => rsgw_radosgw::acl::decode_policy(&one()?)?.to_json(),
+        Record::Cors => serde_json::Value::Array(
+            rsgw_radosgw::cors::decode_cors(&one()?)?
+                .iter()
+                .map(rsgw_radosgw::cors::CorsRule::to_json)
+                .collect(),
+        ),
         Record::BucketStats => bucket_stats(&args.files)?,
     };
     println!("{}", serde_json::to_string_pretty(&json)?);

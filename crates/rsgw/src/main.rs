@@ -49,7 +49,8 @@ enum Command {
     /// Print a record radosgw wrote in RADOS (saved with `rados get`,
     /// `getomapval` or `getomapheader`) as radosgw-admin prints it: a user
     /// or a link to one, a bucket's entry point or instance, a bucket index
-    /// entry or shard header, or a bucket's stats from its shard headers.
+    /// entry or shard header, a bucket's stats from its shard headers, an
+    /// object's manifest, an ACL or a bucket's CORS rules.
     Decode(decode::DecodeArgs),
     /// Work on the store directly: benchmarks and maintenance.
     Admin {

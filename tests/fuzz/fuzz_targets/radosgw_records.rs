@@ -1,6 +1,7 @@
 //! radosgw's records as rsgw decodes them (crates/rsgw-radosgw): any bytes
-//! are a user record, a link, a bucket entry point or instance, an index
-//! entry or shard header, an object's manifest or an ACL, or an error,
+//! are a user record, a link, a user's bucket entry, a bucket entry point
+//! or instance, an index entry or shard header, an object's manifest, an
+//! ACL or a bucket's CORS rules, or an error,
 //! never a panic, an overflow or an allocation the input cannot back; a
 //! record that decodes prints as radosgw-admin's JSON, and the same record
 //! with a byte more is refused. A manifest's pieces, when it lays any out,
@@ -14,9 +15,10 @@ use libfuzzer_sys::fuzz_target;
 use rsgw_radosgw::DecodeError;
 use rsgw_radosgw::acl::decode_policy;
 use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
+use rsgw_radosgw::cors::decode_cors;
 use rsgw_radosgw::index::{decode_dir_entry, decode_dir_header, stats_json};
 use rsgw_radosgw::manifest::decode_manifest;
-use rsgw_radosgw::user::{decode_link, decode_user_record};
+use rsgw_radosgw::user::{decode_link, decode_user_bucket, decode_user_record};
 
 /// Decodes `data` and the same bytes with one more, which must fail.
 fn both<T>(data: &[u8], decode: fn(&[u8]) -> Result<T, DecodeError>) -> Option<T> {
@@ -36,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(json["user_id"].is_string(), "{json}");
     }
     let _ = both(data, decode_link);
+    let _ = both(data, decode_user_bucket);
     if let Some(ep) = both(data, decode_entry_point) {
         assert!(ep.to_json()["bucket"]["name"].is_string());
     }
@@ -60,5 +63,10 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(policy) = both(data, decode_policy) {
         assert!(policy.to_json()["grants"].is_array());
+    }
+    if let Some(rules) = both(data, decode_cors) {
+        for rule in rules {
+            assert!(rule.to_json()["AllowedOrigins"].is_array());
+        }
     }
 });

@@ -31,6 +31,19 @@ enum RadosgwCommand {
         /// The access key id.
         access_key: String,
     },
+    /// The buckets a user owns (`[tenant$]uid`), as ListBuckets lists
+    /// them: name, creation time, and the objects and bytes last synced.
+    Buckets {
+        /// The user's id.
+        uid: String,
+    },
+    /// A bucket's instance (as `radosgw-admin metadata get
+    /// bucket.instance:...` prints its `bucket_info`), ACL, policy and
+    /// CORS rules.
+    Bucket {
+        /// The bucket (`tenant/bucket` for a tenant's).
+        bucket: String,
+    },
     /// A bucket's objects in key order (`[tenant/]bucket`), as JSON: key,
     /// size, ETag, modification time, owner and content type from the
     /// bucket index.
@@ -91,6 +104,36 @@ pub fn run(cfg: &Config, args: RadosgwArgs) -> Result<()> {
             RadosgwCommand::Key { access_key } => {
                 let (user, _) = zone.user_by_key(&access_key).await?;
                 print_json(&user.info.to_json())
+            }
+            RadosgwCommand::Buckets { uid } => {
+                let buckets: Vec<Value> = zone
+                    .user_buckets(&uid)
+                    .await?
+                    .iter()
+                    .map(|b| {
+                        json!({
+                            "name": b.name,
+                            "creation_time": utime(b.creation_time),
+                            "count": b.count,
+                            "size": b.size,
+                        })
+                    })
+                    .collect();
+                print_json(&json!(buckets))
+            }
+            RadosgwCommand::Bucket { bucket } => {
+                let b = zone.bucket(&bucket).await?;
+                let policy = match &b.policy {
+                    Some(text) => serde_json::from_str(text)
+                        .map_err(|e| format!("bucket {bucket}'s policy is not JSON: {e}"))?,
+                    None => Value::Null,
+                };
+                print_json(&json!({
+                    "bucket_info": b.info.to_json(),
+                    "acl": b.acl.to_json(),
+                    "policy": policy,
+                    "cors": b.cors.iter().map(rsgw_radosgw::cors::CorsRule::to_json).collect::<Vec<_>>(),
+                }))
             }
             RadosgwCommand::Ls {
                 bucket,

@@ -554,3 +554,12 @@ def test_zone_lists_a_users_buckets_as_radosgw_does(buckets, kind):
     got = [(b["name"], b["creation_time"][:23]) for b in zone_json("buckets", buckets["uids"][kind])]
     assert got == want and got
     assert zone_json("buckets", "no-such-user-" + uuid.uuid4().hex[:6]) == []
+
+
+def test_zone_parameters_decode_to_zone_get(cluster):
+    """The zone's parameters (`.rgw.root`), from which the reader takes
+    every pool, print as `radosgw-admin zone get`; a zone that does not
+    exist is named."""
+    assert zone_json("zone") == admin("zone", "get")
+    r = zone("--zone", "no-such-zone", "ls", "x")
+    assert r.returncode == 1 and b"no zone no-such-zone" in r.stderr, r

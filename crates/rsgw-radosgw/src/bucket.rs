@@ -55,6 +55,27 @@ impl Pool {
             format!("{}:{}", esc(&self.name), esc(&self.ns))
         }
     }
+
+    /// The pool a [`Pool::to_str`] string names (`rgw_pool::from_str`):
+    /// the first `:` not escaped by `\` parts the name from the namespace.
+    pub fn parse(s: &str) -> Pool {
+        let mut parts = [String::new(), String::new()];
+        let mut part = 0;
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some(next) = chars.next() {
+                        parts[part].push(next);
+                    }
+                }
+                ':' if part == 0 => part = 1,
+                c => parts[part].push(c),
+            }
+        }
+        let [name, ns] = parts;
+        Pool { name, ns }
+    }
 }
 
 /// A bucket's name and instance (`rgw_bucket`).
@@ -131,7 +152,7 @@ pub fn decode_bucket(d: &mut Decoder<'_>) -> Result<Bucket> {
 
 /// Decodes an `rgw_pool` block (version 10; older ones are an old
 /// `rgw_bucket`'s first field).
-fn decode_pool(d: &mut Decoder<'_>) -> Result<Pool> {
+pub(crate) fn decode_pool(d: &mut Decoder<'_>) -> Result<Pool> {
     d.block("rgw_pool", Header::legacy(10, 3, 3), |d, v| {
         Ok(Pool {
             name: d.string("rgw_pool.name")?,

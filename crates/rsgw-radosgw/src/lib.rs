@@ -19,6 +19,7 @@
 //!   `user.rgw.manifest`), walked into the RADOS objects holding them;
 //! - [`acl`]: bucket and object ACLs (`user.rgw.acl`);
 //! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
+//! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
 //! - [`zone`]: the layer above the records, the only one doing I/O: a
 //!   zone's users, buckets, listings and objects read through rsgw's
 //!   [`Store`](rsgw_store::Store) and decoded by the modules above.
@@ -38,5 +39,6 @@ pub mod index;
 pub mod manifest;
 pub mod user;
 pub mod zone;
+pub mod zone_params;
 
 pub use encoding::DecodeError;

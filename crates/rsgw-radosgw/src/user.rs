@@ -90,7 +90,7 @@ pub fn decode_user_id(d: &mut Decoder<'_>) -> Result<UserId> {
 }
 
 /// An S3 or Swift key (`RGWAccessKey`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AccessKey {
     /// The access key (S3) or `user:subuser` (Swift).
     pub id: String,
@@ -462,7 +462,7 @@ fn keyed<T>(
     })
 }
 
-fn decode_access_key(d: &mut Decoder<'_>) -> Result<AccessKey> {
+pub(crate) fn decode_access_key(d: &mut Decoder<'_>) -> Result<AccessKey> {
     d.block("RGWAccessKey", Header::legacy_32(4, 2, 2), |d, v| {
         Ok(AccessKey {
             id: d.string("RGWAccessKey.id")?,

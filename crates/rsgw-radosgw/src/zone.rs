@@ -2,12 +2,13 @@
 //! listings and objects radosgw wrote, found the way radosgw finds them and
 //! decoded by the record modules (issue 31's read path).
 //!
-//! The store's pool prefix is the zone's (`<zone>.rgw`, so `meta` is
-//! `default.rgw.meta`); the pools are the zone's by radosgw's naming
-//! convention ([`META`], [`INDEX`], [`DATA`]), the default placement target
-//! and storage class only: a bucket placed elsewhere is refused, as are
-//! versioned buckets (issue 32 decides versions) and objects radosgw
-//! compressed or encrypted ([`ZoneError::Unsupported`]), never half-read.
+//! The zone's pools come from its parameters in `.rgw.root`
+//! ([`crate::zone_params`]), so the store must take whole pool names (an
+//! empty pool prefix). A bucket is read from its placement target's pools
+//! and storage class; refused with [`ZoneError::Unsupported`], never
+//! half-read: versioned buckets (issue 32 decides versions), buckets placed
+//! by explicit pools or by a target the zone lacks, indexes not in RADOS,
+//! and objects radosgw compressed or encrypted.
 //!
 //! Nothing is cached here: each call reads RADOS. A caller caching what it
 //! read revalidates with the head's RADOS version ([`Head::version`]),
@@ -22,23 +23,18 @@ use rsgw_store::{OMAP_MAX_PAGE, ObjectId, OmapPage, ReadOp, Store, StoreError};
 
 use crate::DecodeError;
 use crate::acl::{Policy, decode_policy};
-use crate::bucket::{BucketInfo, decode_bucket_instance, decode_entry_point};
+use crate::bucket::{BucketInfo, Pool, decode_bucket_instance, decode_entry_point};
 use crate::cors::{CorsRule, decode_cors};
 use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj, decode_manifest};
 use crate::user::{UserBucket, UserRecord, decode_link, decode_user_bucket, decode_user_record};
+use crate::zone_params::{
+    Placement, ROOT_POOL, ZoneParams, decode_name_to_id, decode_zone_params, info_object,
+    names_object,
+};
 
-/// The zone's metadata pool (`<zone>.rgw.meta`).
-pub const META: &str = "meta";
-/// The zone's bucket index pool (`<zone>.rgw.buckets.index`).
-pub const INDEX: &str = "buckets.index";
-/// The default placement target's data pool (`<zone>.rgw.buckets.data`).
-pub const DATA: &str = "buckets.data";
-
-/// The placement target and storage class whose pools are [`INDEX`] and
-/// [`DATA`].
+/// The placement target of a bucket whose record names none.
 const DEFAULT_PLACEMENT: &str = "default-placement";
-const STANDARD: &str = "STANDARD";
 
 /// Xattrs of a head object, as radosgw names them.
 const ATTR_MANIFEST: &str = "user.rgw.manifest";
@@ -65,6 +61,9 @@ const SHARD_PAGE: u64 = 1000;
 /// What reading the zone can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum ZoneError {
+    /// No zone of that name in `.rgw.root`.
+    #[error("no zone {0} in .rgw.root")]
+    NoSuchZone(String),
     /// No access key of that id.
     #[error("no access key {0}")]
     NoSuchKey(String),
@@ -108,6 +107,10 @@ pub struct ZoneBucket {
     pub policy: Option<String>,
     /// Its CORS rules (`user.rgw.cors`), none if unset.
     pub cors: Vec<CorsRule>,
+    /// Where its index shards are (its placement target's index pool).
+    pub index_pool: Pool,
+    /// Where its objects are (its storage class's data pool).
+    pub data_pool: Pool,
 }
 
 /// An object's head: what a HEAD answers, and where the bytes are.
@@ -160,6 +163,15 @@ pub struct ListedObject {
 #[derive(Clone)]
 pub struct Zone {
     store: Arc<dyn Store>,
+    params: Arc<ZoneParams>,
+    users: Pool,
+    keys: Pool,
+    root: Pool,
+}
+
+/// An object of `pool` (and its namespace).
+fn in_pool(pool: &Pool, name: impl Into<String>) -> ObjectId {
+    ObjectId::in_namespace(&pool.name, &pool.ns, name)
 }
 
 fn decode<T>(what: impl Into<String>, r: crate::encoding::Result<T>) -> ZoneResult<T> {
@@ -196,9 +208,58 @@ fn text(value: &[u8]) -> String {
 }
 
 impl Zone {
-    /// A reader of the zone whose pools `store` holds.
-    pub fn new(store: Arc<dyn Store>) -> Self {
-        Zone { store }
+    /// The zone named `name`, as radosgw finds it: `zone_names.<name>`
+    /// in `.rgw.root`, then its parameters. `store` must take whole pool
+    /// names (an empty pool prefix).
+    pub async fn open(store: Arc<dyn Store>, name: &str) -> ZoneResult<Zone> {
+        let read = |oid: String| {
+            let store = store.clone();
+            async move {
+                match store
+                    .read(
+                        &ObjectId::new(ROOT_POOL, oid),
+                        ReadOp::new().read(0, 1 << 20),
+                    )
+                    .await
+                {
+                    Ok(r) => Ok(r.data.unwrap_or_default()),
+                    Err(StoreError::NotFound | StoreError::NoSuchPool(_)) => {
+                        Err(ZoneError::NoSuchZone(name.to_string()))
+                    }
+                    Err(e) => Err(ZoneError::Store(e)),
+                }
+            }
+        };
+        let id = decode(
+            format!("zone_names.{name}"),
+            decode_name_to_id(&read(names_object(name)).await?),
+        )?;
+        let params = decode(
+            format!("zone_info.{id}"),
+            decode_zone_params(&read(info_object(&id)).await?),
+        )?;
+        Zone::with_params(store, params)
+    }
+
+    /// A reader of the zone `params` describe, in `store`.
+    pub fn with_params(store: Arc<dyn Store>, params: ZoneParams) -> ZoneResult<Zone> {
+        let pool = |which: &str| {
+            params.pool(which).cloned().ok_or_else(|| {
+                ZoneError::Unsupported(format!("zone {} names no {which}", params.name))
+            })
+        };
+        Ok(Zone {
+            users: pool("user_uid_pool")?,
+            keys: pool("user_keys_pool")?,
+            root: pool("domain_root")?,
+            params: Arc::new(params),
+            store,
+        })
+    }
+
+    /// The zone's parameters.
+    pub fn params(&self) -> &ZoneParams {
+        &self.params
     }
 
     async fn data_of(&self, obj: &ObjectId) -> ZoneResult<Option<Bytes>> {
@@ -211,7 +272,7 @@ impl Zone {
 
     /// The user of id `uid` (`tenant$id` for a tenant's user).
     pub async fn user(&self, uid: &str) -> ZoneResult<UserRecord> {
-        let obj = ObjectId::in_namespace(META, "users.uid", uid);
+        let obj = in_pool(&self.users, uid);
         let bytes = self
             .data_of(&obj)
             .await?
@@ -221,7 +282,7 @@ impl Zone {
 
     /// The user owning S3 access key `access_key`, and that key's secret.
     pub async fn user_by_key(&self, access_key: &str) -> ZoneResult<(UserRecord, String)> {
-        let obj = ObjectId::in_namespace(META, "users.keys", access_key);
+        let obj = in_pool(&self.keys, access_key);
         let link = self
             .data_of(&obj)
             .await?
@@ -241,7 +302,7 @@ impl Zone {
     /// The buckets user `uid` owns (what ListBuckets answers), by name:
     /// the omap of its `<uid>.buckets` object.
     pub async fn user_buckets(&self, uid: &str) -> ZoneResult<Vec<UserBucket>> {
-        let obj = ObjectId::in_namespace(META, "users.uid", format!("{uid}.buckets"));
+        let obj = in_pool(&self.users, format!("{uid}.buckets"));
         let mut out = Vec::new();
         let mut after = String::new();
         loop {
@@ -271,7 +332,7 @@ impl Zone {
     /// instance and ACL. Buckets this reader cannot serve whole are
     /// refused.
     pub async fn bucket(&self, name: &str) -> ZoneResult<ZoneBucket> {
-        let entry = ObjectId::in_namespace(META, "root", name);
+        let entry = in_pool(&self.root, name);
         let bytes = self
             .data_of(&entry)
             .await?
@@ -285,7 +346,7 @@ impl Zone {
         let r = match self
             .store
             .read(
-                &ObjectId::in_namespace(META, "root", &instance),
+                &in_pool(&self.root, &instance),
                 ReadOp::new().read(0, 1 << 20).xattrs(),
             )
             .await
@@ -308,8 +369,19 @@ impl Zone {
             Some(v) => decode(format!("CORS of bucket {name}"), decode_cors(v))?,
             None => Vec::new(),
         };
-        refuse_unserved(name, &info)?;
+        let placement = self.placement_of(name, &info)?;
+        let data_pool = placement
+            .data_pool(&info.placement_rule.storage_class)
+            .cloned()
+            .ok_or_else(|| {
+                ZoneError::Unsupported(format!(
+                    "bucket {name}'s placement {} has no data pool",
+                    placement.name
+                ))
+            })?;
         Ok(ZoneBucket {
+            index_pool: placement.index_pool.clone(),
+            data_pool,
             info,
             acl,
             policy,
@@ -346,7 +418,7 @@ impl Zone {
             for shard in &shards {
                 let oid = shard_object(&info.bucket.bucket_id, info.index.generation, *shard);
                 let page = self
-                    .omap_page(&ObjectId::new(INDEX, &oid), &start, &index_prefix)
+                    .omap_page(&in_pool(&bucket.index_pool, oid), &start, &index_prefix)
                     .await?;
                 if page.more
                     && let Some((last, _)) = page.entries.last()
@@ -406,7 +478,7 @@ impl Zone {
             name: key.to_string(),
             instance: String::new(),
         };
-        ObjectId::new(DATA, obj.oid()).with_locator(obj.locator())
+        in_pool(&bucket.data_pool, obj.oid()).with_locator(obj.locator())
     }
 
     /// The head of object `key`, with its first bytes.
@@ -459,7 +531,13 @@ impl Zone {
 
     /// Bytes `ofs..ofs + len` of the object (cut at its end), read piece
     /// by piece through its manifest; the head's bytes come from `head`.
-    pub async fn read(&self, head: &Head, ofs: u64, len: u64) -> ZoneResult<Bytes> {
+    pub async fn read(
+        &self,
+        bucket: &ZoneBucket,
+        head: &Head,
+        ofs: u64,
+        len: u64,
+    ) -> ZoneResult<Bytes> {
         let end = ofs.saturating_add(len).min(head.size());
         let mut out = BytesMut::new();
         let mut at = ofs;
@@ -473,7 +551,7 @@ impl Zone {
             {
                 head.head_data.slice(from as usize..(from + take) as usize)
             } else {
-                let id = ObjectId::new(DATA, &piece.oid).with_locator(&piece.locator);
+                let id = in_pool(&bucket.data_pool, &piece.oid).with_locator(&piece.locator);
                 let r = self.store.read(&id, ReadOp::new().read(from, take)).await;
                 match r {
                     Ok(r) => r.data.unwrap_or_default(),
@@ -501,32 +579,39 @@ impl Zone {
     }
 }
 
-/// Refuses a bucket this reader would serve wrong: versioned, placed
-/// outside the default placement's pools, or with an index of another
-/// kind.
-fn refuse_unserved(name: &str, info: &BucketInfo) -> ZoneResult<()> {
-    if let Some(state) = info.versioning() {
-        return Err(ZoneError::Unsupported(format!(
-            "bucket {name} is versioned ({state})"
-        )));
+impl Zone {
+    /// The placement target of a bucket this reader can serve whole;
+    /// refuses one it would serve wrong: versioned, placed by explicit
+    /// pools or by a target the zone lacks, or with an index not in RADOS.
+    fn placement_of(&self, name: &str, info: &BucketInfo) -> ZoneResult<&Placement> {
+        if let Some(state) = info.versioning() {
+            return Err(ZoneError::Unsupported(format!(
+                "bucket {name} is versioned ({state})"
+            )));
+        }
+        if !info.bucket.explicit_placement.data_pool.name.is_empty() {
+            return Err(ZoneError::Unsupported(format!(
+                "bucket {name} is placed by explicit pools"
+            )));
+        }
+        let target = match info.placement_rule.name.as_str() {
+            "" => DEFAULT_PLACEMENT,
+            t => t,
+        };
+        let placement = self.params.placement(target).ok_or_else(|| {
+            ZoneError::Unsupported(format!(
+                "bucket {name}'s placement target {target} is not zone {}'s",
+                self.params.name
+            ))
+        })?;
+        if info.index.index_type != 0 || placement.index_type != 0 {
+            return Err(ZoneError::Unsupported(format!(
+                "bucket {name} has no index in RADOS (index type {})",
+                info.index.index_type.max(placement.index_type as u8)
+            )));
+        }
+        Ok(placement)
     }
-    let rule = &info.placement_rule;
-    let placed = (rule.name.is_empty() || rule.name == DEFAULT_PLACEMENT)
-        && (rule.storage_class.is_empty() || rule.storage_class == STANDARD)
-        && info.bucket.explicit_placement.data_pool.name.is_empty();
-    if !placed {
-        return Err(ZoneError::Unsupported(format!(
-            "bucket {name} is placed by {}, not {DEFAULT_PLACEMENT}",
-            rule.to_str()
-        )));
-    }
-    if info.index.index_type != 0 {
-        return Err(ZoneError::Unsupported(format!(
-            "bucket {name} has no index in RADOS (index type {})",
-            info.index.index_type
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

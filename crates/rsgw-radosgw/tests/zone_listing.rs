@@ -8,13 +8,15 @@ use std::sync::Arc;
 use rsgw_radosgw::acl::decode_policy;
 use rsgw_radosgw::bucket::decode_bucket_instance;
 use rsgw_radosgw::index::shard_object;
-use rsgw_radosgw::zone::{INDEX, Zone, ZoneBucket, index_key};
+use rsgw_radosgw::zone::{Zone, ZoneBucket, index_key};
+use rsgw_radosgw::zone_params::decode_zone_params;
 use rsgw_store::{ObjectId, Store, WriteOp};
 use rsgw_store_local::{LocalOptions, LocalStore};
 
 const ENTRY: &[u8] = include_bytes!("data/entry-plain.bin");
 const INSTANCE: &[u8] = include_bytes!("data/instance-plain.bin");
 const ACL: &[u8] = include_bytes!("data/acl-bucket-plain.bin");
+const ZONE: &[u8] = include_bytes!("data/zone-info-default.bin");
 
 /// Keys per shard: the first holds over two omap pages, so its keys past
 /// the first page must not be skipped for the others' later keys.
@@ -22,8 +24,17 @@ const SHARD_SIZES: [usize; 3] = [2500, 400, 100];
 
 async fn sharded_bucket() -> (Zone, ZoneBucket, Vec<String>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store = LocalStore::open(LocalOptions::new(dir.path())).expect("open");
-    store.create_pool_blocking(INDEX).expect("pool");
+    let mut opts = LocalOptions::new(dir.path());
+    // the zone names its pools whole
+    opts.pool_prefix = String::new();
+    let store = LocalStore::open(opts).expect("open");
+    let params = decode_zone_params(ZONE).expect("zone");
+    let placement = params.placement("default-placement").expect("placement");
+    let (index_pool, data_pool) = (
+        placement.index_pool.clone(),
+        placement.data_pool("").expect("data pool").clone(),
+    );
+    store.create_pool_blocking(&index_pool.name).expect("pool");
     let store: Arc<dyn Store> = Arc::new(store);
     let mut info = decode_bucket_instance(INSTANCE).expect("instance");
     info.index.num_shards = SHARD_SIZES.len() as u32;
@@ -32,6 +43,8 @@ async fn sharded_bucket() -> (Zone, ZoneBucket, Vec<String>, tempfile::TempDir) 
         acl: decode_policy(ACL).expect("acl"),
         policy: None,
         cors: Vec::new(),
+        index_pool,
+        data_pool,
     };
     let mut keys = Vec::new();
     for (shard, &n) in SHARD_SIZES.iter().enumerate() {
@@ -53,14 +66,14 @@ async fn sharded_bucket() -> (Zone, ZoneBucket, Vec<String>, tempfile::TempDir) 
         );
         for chunk in entries.chunks(500) {
             let op = WriteOp::new().omap_set(chunk.iter().map(|(k, v)| (k.clone(), v.to_vec())));
-            store
-                .write(&ObjectId::new(INDEX, &oid), op)
-                .await
-                .expect("omap");
+            let shard =
+                ObjectId::in_namespace(&bucket.index_pool.name, &bucket.index_pool.ns, &oid);
+            store.write(&shard, op).await.expect("omap");
         }
     }
     keys.sort();
-    (Zone::new(store), bucket, keys, dir)
+    let zone = Zone::with_params(store, params).expect("zone");
+    (zone, bucket, keys, dir)
 }
 
 #[tokio::test]

@@ -124,6 +124,9 @@ impl Inner {
     }
 
     pub(crate) fn full_pool_name(&self, pool: &str) -> String {
+        if self.opts.pool_prefix.is_empty() {
+            return pool.to_string();
+        }
         format!("{}.{pool}", self.opts.pool_prefix)
     }
 

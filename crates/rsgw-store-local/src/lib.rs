@@ -35,7 +35,8 @@ pub use files::SweepReport;
 pub struct LocalOptions {
     /// Directory holding `meta.db` and `data/`; created if missing.
     pub path: PathBuf,
-    /// Prefix put before every pool name (`<prefix>.<pool>`).
+    /// Prefix put before every pool name (`<prefix>.<pool>`); empty:
+    /// pool names are whole (a radosgw zone's, read as they are).
     pub pool_prefix: String,
     /// Objects with at most this many bytes keep their data in the database.
     pub inline_max: usize,

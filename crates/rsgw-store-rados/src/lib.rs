@@ -34,7 +34,8 @@ pub struct RadosOptions {
     pub client_name: String,
     /// Keyring file; `None` uses what ceph.conf says.
     pub keyring: Option<PathBuf>,
-    /// Prefix put before every pool name (`<prefix>.<pool>`).
+    /// Prefix put before every pool name (`<prefix>.<pool>`); empty:
+    /// pool names are whole (a radosgw zone's, read as they are).
     pub pool_prefix: String,
     /// Largest object written; set it to the cluster's `osd_max_object_size`
     /// (RADOS' default, 128 MiB, is the default here too).

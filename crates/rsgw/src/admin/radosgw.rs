@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 /// `rsgw admin radosgw` arguments.
 #[derive(Args)]
 pub struct RadosgwArgs {
-    /// The zone whose pools to read (`<zone>.rgw.meta`,
-    /// `<zone>.rgw.buckets.index`, `<zone>.rgw.buckets.data`).
+    /// The zone to read: its pools and placement targets come from its
+    /// parameters in `.rgw.root`, as radosgw finds them.
     #[arg(long, default_value = "default")]
     zone: String,
     #[command(subcommand)]
@@ -25,6 +25,8 @@ pub struct RadosgwArgs {
 /// What to read.
 #[derive(Subcommand)]
 enum RadosgwCommand {
+    /// The zone's parameters, as `radosgw-admin zone get` prints them.
+    Zone,
     /// The user owning an S3 access key, as `radosgw-admin user info
     /// --access-key` prints it.
     Key {
@@ -94,13 +96,16 @@ pub fn run(cfg: &Config, args: RadosgwArgs) -> Result<()> {
         );
     }
     let mut cfg = cfg.clone();
-    cfg.store.pool_prefix = format!("{}.rgw", args.zone);
-    let zone = Zone::new(crate::store::open(&cfg)?);
+    // the zone names its pools whole
+    cfg.store.pool_prefix = String::new();
+    let store = crate::store::open(&cfg)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async {
+        let zone = Zone::open(store, &args.zone).await?;
         match args.command {
+            RadosgwCommand::Zone => print_json(&zone.params().to_json()),
             RadosgwCommand::Key { access_key } => {
                 let (user, _) = zone.user_by_key(&access_key).await?;
                 print_json(&user.info.to_json())
@@ -210,7 +215,7 @@ async fn get(
             (a, b - a + 1)
         }
     };
-    let bytes = zone.read(&head, first, len).await?;
+    let bytes = zone.read(bucket, &head, first, len).await?;
     match output {
         Some(path) => {
             std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -220,7 +225,11 @@ async fn get(
     Ok(())
 }
 
+/// Prints `value`; a closed standard output (`| head`) is an error, not a
+/// panic as `println!` makes it.
 fn print_json(value: &Value) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
     Ok(())
 }

@@ -18,6 +18,7 @@ Bad bytes are a clear error, never a panic."""
 import json
 import os
 import subprocess
+import time
 import uuid
 
 import boto3
@@ -563,3 +564,52 @@ def test_zone_parameters_decode_to_zone_get(cluster):
     assert zone_json("zone") == admin("zone", "get")
     r = zone("--zone", "no-such-zone", "ls", "x")
     assert r.returncode == 1 and b"no zone no-such-zone" in r.stderr, r
+
+
+def test_watch_names_the_records_radosgw_changes(cluster):
+    """Watching the zone's control objects, every metadata change radosgw
+    and radosgw-admin announce decodes to the record it names: a user made
+    and modified (with the version `metadata get` then shows), its key, a
+    bucket's instance whose ACL changed, and the user and key removed."""
+    url = targets().get("radosgw")
+    if not url:
+        pytest.skip("no radosgw in this run (RSGW_TEST_RADOSGW=no)")
+    tag = uuid.uuid4().hex[:8]
+    uid, key, secret = f"watch-{tag}", f"AKWATCH{tag.upper()}", f"watch-secret-{tag}"
+    watcher = subprocess.Popen([RSGW, "admin", "-c", configs()["rsgw-rados"], "radosgw", "watch",
+                                "--seconds", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert b"watching zone default" in watcher.stderr.readline()
+        admin("user", "create", "--uid", uid, "--display-name", "Watched", "--access-key", key,
+              "--secret", secret)
+        admin("user", "modify", "--uid", uid, "--display-name", "Watched Twice")
+        ver = admin("metadata", "get", f"user:{uid}")["ver"]
+        s3 = boto3.client("s3", endpoint_url=url, aws_access_key_id=key, aws_secret_access_key=secret,
+                          region_name="us-east-1",
+                          config=botocore.config.Config(s3={"addressing_style": "path"}))
+        bucket = f"watched-{tag}"
+        s3.create_bucket(Bucket=bucket)
+        s3.put_bucket_acl(Bucket=bucket, ACL="public-read")
+        _, instance = instance_of(bucket)
+        admin("user", "rm", "--uid", uid, "--purge-data")
+        seen = []
+        deadline = time.monotonic() + 30
+        want_gone = ("default.rgw.meta:users.uid", uid, "invalidate")
+        while time.monotonic() < deadline and want_gone not in [(n["pool"], n["oid"], n["op"]) for n in seen]:
+            line = watcher.stdout.readline()
+            assert line, watcher.stderr.read()
+            notice = json.loads(line)
+            assert "error" not in notice, notice
+            seen.append(notice)
+    finally:
+        watcher.kill()
+        watcher.wait()
+    named = [(n["pool"], n["oid"], n["op"]) for n in seen]
+    assert ("default.rgw.meta:users.keys", key, "update") in named, named
+    assert want_gone in named, named
+    updates = [n for n in seen if (n["pool"], n["oid"], n["op"]) == ("default.rgw.meta:users.uid", uid, "update")]
+    assert updates and updates[-1]["data_len"] > 0, seen
+    assert {"ver": ver["ver"], "tag": ver["tag"]} in [u["version"] for u in updates], (ver, updates)
+    acl_changes = [n for n in seen if n["pool"] == "default.rgw.meta:root" and n["oid"] == instance
+                   and "user.rgw.acl" in n["xattrs"]]
+    assert acl_changes, (instance, [n["oid"] for n in seen])

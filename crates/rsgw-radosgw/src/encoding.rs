@@ -225,6 +225,12 @@ impl<'a> Decoder<'a> {
         String::from_utf8(bytes.to_vec()).map_err(|_| DecodeError::NotUtf8 { what, at })
     }
 
+    /// A `bufferlist`: a `u32` length, then that many bytes.
+    pub fn buffer(&mut self, what: &'static str) -> Result<&'a [u8]> {
+        let len = self.u32(what)?;
+        self.take(len as usize, what)
+    }
+
     /// A `std::optional<T>`: a `bool`, then the value when it is set.
     pub fn optional<T>(
         &mut self,

@@ -20,6 +20,8 @@
 //! - [`acl`]: bucket and object ACLs (`user.rgw.acl`);
 //! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
 //! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
+//! - [`notify`]: radosgw's cache notifications on the zone's control
+//!   objects, naming each metadata record it changed;
 //! - [`zone`]: the layer above the records, the only one doing I/O: a
 //!   zone's users, buckets, listings and objects read through rsgw's
 //!   [`Store`](rsgw_store::Store) and decoded by the modules above.
@@ -37,6 +39,7 @@ pub mod dump;
 pub mod encoding;
 pub mod index;
 pub mod manifest;
+pub mod notify;
 pub mod user;
 pub mod zone;
 pub mod zone_params;

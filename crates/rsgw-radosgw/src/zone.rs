@@ -19,7 +19,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use bytes::{Bytes, BytesMut};
-use rsgw_store::{OMAP_MAX_PAGE, ObjectId, OmapPage, ReadOp, Store, StoreError};
+use rsgw_store::{
+    NamespaceFilter, OMAP_MAX_PAGE, ObjectId, OmapPage, ReadOp, Store, StoreError, WatchHandle,
+    Watcher,
+};
 
 use crate::DecodeError;
 use crate::acl::{Policy, decode_policy};
@@ -260,6 +263,47 @@ impl Zone {
     /// The zone's parameters.
     pub fn params(&self) -> &ZoneParams {
         &self.params
+    }
+
+    /// Watches every control object of the zone (`notify.<n>` in its
+    /// control pool, where radosgw announces each metadata record it
+    /// changes: [`crate::notify`]); each notification reaches `watcher`
+    /// until the handles are dropped. Blocking, as [`Store::watch`] is.
+    pub fn watch_control(
+        &self,
+        watcher: Arc<dyn Watcher>,
+    ) -> ZoneResult<Vec<Box<dyn WatchHandle>>> {
+        let pool = self
+            .params
+            .pool("control_pool")
+            .ok_or_else(|| ZoneError::Unsupported("the zone names no control pool".into()))?;
+        let mut lister = self
+            .store
+            .list_objects_blocking(&pool.name, NamespaceFilter::Only(pool.ns.clone()))?;
+        let mut names = Vec::new();
+        loop {
+            let page = lister.next_page_blocking(1000)?;
+            if page.is_empty() {
+                break;
+            }
+            names.extend(
+                page.into_iter()
+                    .filter(|e| e.name.starts_with("notify."))
+                    .map(|e| e.name),
+            );
+        }
+        if names.is_empty() {
+            return Err(ZoneError::Unsupported(format!(
+                "no control objects (notify.<n>) in {}: has a radosgw of zone {} ever run?",
+                pool.to_str(),
+                self.params.name
+            )));
+        }
+        names.sort();
+        names
+            .iter()
+            .map(|n| Ok(self.store.watch(&in_pool(pool, n), watcher.clone())?))
+            .collect()
     }
 
     async fn data_of(&self, obj: &ObjectId) -> ZoneResult<Option<Bytes>> {

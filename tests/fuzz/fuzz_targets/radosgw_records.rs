@@ -1,7 +1,8 @@
 //! radosgw's records as rsgw decodes them (crates/rsgw-radosgw): any bytes
 //! are a user record, a link, a user's bucket entry, a bucket entry point
 //! or instance, an index entry or shard header, an object's manifest, an
-//! ACL, a bucket's CORS rules or a zone's parameters, or an error,
+//! ACL, a bucket's CORS rules, a zone's parameters or a cache
+//! notification, or an error,
 //! never a panic, an overflow or an allocation the input cannot back; a
 //! record that decodes prints as radosgw-admin's JSON, and the same record
 //! with a byte more is refused. A manifest's pieces, when it lays any out,
@@ -18,6 +19,7 @@ use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
 use rsgw_radosgw::cors::decode_cors;
 use rsgw_radosgw::index::{decode_dir_entry, decode_dir_header, stats_json};
 use rsgw_radosgw::manifest::decode_manifest;
+use rsgw_radosgw::notify::decode_cache_notice;
 use rsgw_radosgw::user::{decode_link, decode_user_bucket, decode_user_record};
 use rsgw_radosgw::zone_params::{decode_name_to_id, decode_zone_params};
 
@@ -66,6 +68,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(policy.to_json()["grants"].is_array());
     }
     let _ = both(data, decode_name_to_id);
+    if let Some(notice) = both(data, decode_cache_notice) {
+        assert!(notice.to_json()["oid"].is_string());
+    }
     if let Some(zone) = both(data, decode_zone_params) {
         assert!(zone.to_json()["placement_pools"].is_array());
     }

@@ -4,11 +4,15 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use rsgw_config::{Backend, Config};
 use rsgw_radosgw::dump::utime;
+use rsgw_radosgw::notify::decode_cache_notice;
 use rsgw_radosgw::zone::{Zone, ZoneBucket};
+use rsgw_store::{StoreError, Watcher};
 use serde_json::{Value, json};
 
 /// `rsgw admin radosgw` arguments.
@@ -27,6 +31,15 @@ pub struct RadosgwArgs {
 enum RadosgwCommand {
     /// The zone's parameters, as `radosgw-admin zone get` prints them.
     Zone,
+    /// Print radosgw's cache notifications as they come, one JSON line
+    /// each: every control object of the zone watched (`notify.<n>`),
+    /// each notification decoded to the metadata record it names (pool,
+    /// object, update or invalidate, version).
+    Watch {
+        /// Stop after this many seconds.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
     /// The user owning an S3 access key, as `radosgw-admin user info
     /// --access-key` prints it.
     Key {
@@ -106,6 +119,7 @@ pub fn run(cfg: &Config, args: RadosgwArgs) -> Result<()> {
         let zone = Zone::open(store, &args.zone).await?;
         match args.command {
             RadosgwCommand::Zone => print_json(&zone.params().to_json()),
+            RadosgwCommand::Watch { seconds } => watch(&zone, seconds),
             RadosgwCommand::Key { access_key } => {
                 let (user, _) = zone.user_by_key(&access_key).await?;
                 print_json(&user.info.to_json())
@@ -192,6 +206,48 @@ pub fn run(cfg: &Config, args: RadosgwArgs) -> Result<()> {
             } => get(&zone, &zone.bucket(&bucket).await?, &key, range, output).await,
         }
     })
+}
+
+/// Hands each notification's payload to the printing thread.
+struct Forward(std::sync::Mutex<std::sync::mpsc::Sender<Vec<u8>>>);
+
+impl Watcher for Forward {
+    fn notified(&self, payload: &[u8]) {
+        let tx = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // the receiver is gone only once the command is over
+        let _ = tx.send(payload.to_vec());
+    }
+
+    fn failed(&self, error: &StoreError) {
+        eprintln!("rsgw: a watch of the control objects broke: {error}");
+    }
+}
+
+fn watch(zone: &Zone, seconds: u64) -> Result<()> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _handles = zone.watch_control(Arc::new(Forward(std::sync::Mutex::new(tx))))?;
+    eprintln!(
+        "watching zone {}'s control objects for {seconds} s",
+        zone.params().name
+    );
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let mut out = std::io::stdout().lock();
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        let Ok(payload) = rx.recv_timeout(left) else {
+            continue;
+        };
+        let line = match decode_cache_notice(&payload) {
+            Ok(notice) => notice.to_json(),
+            Err(e) => json!({ "error": e.to_string(), "bytes": payload.len() }),
+        };
+        serde_json::to_writer(&mut out, &line)?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+    Ok(())
 }
 
 async fn get(

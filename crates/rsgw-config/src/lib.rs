@@ -443,12 +443,30 @@ pub enum Backend {
     Rados,
 }
 
+/// Whose records and objects the gateway serves from the store.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// rsgw's own (docs/layout.md), in pools `<pool_prefix>.*`.
+    #[default]
+    Native,
+    /// radosgw's, in the pools its zone (`zone`) names: what a radosgw
+    /// wrote, served read-only (rados backend only).
+    Radosgw,
+}
+
 /// `[store]`: the storage backend and its settings.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct StoreConfig {
     /// `local` (default) or `rados`.
     pub backend: Backend,
+    /// `native` (default): rsgw's own layout; `radosgw`: serve, read-only,
+    /// what radosgw wrote in zone `zone` (rados backend only).
+    pub layout: Layout,
+    /// radosgw layout: the zone whose pools to read, found in `.rgw.root`
+    /// as radosgw finds it. Default `default`.
+    pub zone: String,
     /// Prefix of every pool rsgw creates (`<prefix>.meta`, ...). Default `rsgw`.
     pub pool_prefix: String,
     /// local: the data directory. Default `rsgw-data`.
@@ -500,6 +518,8 @@ impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
             backend: Backend::Local,
+            layout: Layout::Native,
+            zone: "default".into(),
             pool_prefix: "rsgw".into(),
             path: PathBuf::from("rsgw-data"),
             inline_max: 64 * 1024,
@@ -743,6 +763,19 @@ impl Config {
         if s.pool_prefix.is_empty() || s.pool_prefix.contains(['\0', '/']) {
             return Err(ConfigError::Value {
                 key: "store.pool_prefix",
+                message: "must be non-empty, without '/' or NUL".into(),
+            });
+        }
+        if s.layout == Layout::Radosgw && s.backend != Backend::Rados {
+            return Err(ConfigError::Value {
+                key: "store.layout",
+                message: "radosgw's layout is in a Ceph cluster: set store.backend = \"rados\""
+                    .into(),
+            });
+        }
+        if s.zone.is_empty() || s.zone.contains(['\0', '/']) {
+            return Err(ConfigError::Value {
+                key: "store.zone",
                 message: "must be non-empty, without '/' or NUL".into(),
             });
         }

@@ -45,7 +45,15 @@ const ATTR_ACL: &str = "user.rgw.acl";
 const ATTR_POLICY: &str = "user.rgw.iam-policy";
 const ATTR_CORS: &str = "user.rgw.cors";
 const ATTR_ETAG: &str = "user.rgw.etag";
-const ATTR_CONTENT_TYPE: &str = "user.rgw.content_type";
+/// Stored headers a GET answers with: radosgw's xattr, and the header.
+const ATTR_HEADERS: [(&str, &str); 6] = [
+    ("user.rgw.content_type", "content-type"),
+    ("user.rgw.content_encoding", "content-encoding"),
+    ("user.rgw.content_disposition", "content-disposition"),
+    ("user.rgw.content_language", "content-language"),
+    ("user.rgw.cache_control", "cache-control"),
+    ("user.rgw.expires", "expires"),
+];
 const ATTR_META_PREFIX: &str = "user.rgw.x-amz-meta-";
 /// Xattrs whose presence makes the stored bytes other than the object's:
 /// compression, server-side encryption, a versioned key's OLH.
@@ -125,6 +133,10 @@ pub struct Head {
     pub etag: String,
     /// The Content-Type radosgw stored (empty for none).
     pub content_type: String,
+    /// The headers radosgw stored with it (`content-type`,
+    /// `content-encoding`, `content-disposition`, `content-language`,
+    /// `cache-control`, `expires`), by lower-case name.
+    pub headers: BTreeMap<String, String>,
     /// `x-amz-meta-*` by name (without the prefix).
     pub meta: BTreeMap<String, String>,
     /// The object's ACL.
@@ -258,6 +270,15 @@ impl Zone {
             params: Arc::new(params),
             store,
         })
+    }
+
+    /// The same zone read through `store` (the blocking pool mode's view
+    /// of the same cluster, say).
+    pub fn with_store(&self, store: Arc<dyn Store>) -> Zone {
+        Zone {
+            store,
+            ..self.clone()
+        }
     }
 
     /// The zone's parameters.
@@ -558,12 +579,15 @@ impl Zone {
             .iter()
             .filter_map(|(k, v)| Some((k.strip_prefix(ATTR_META_PREFIX)?.to_string(), text(v))))
             .collect();
+        let headers: BTreeMap<String, String> = ATTR_HEADERS
+            .iter()
+            .filter_map(|(attr, header)| Some((header.to_string(), text(xattrs.get(*attr)?))))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
         Ok(Head {
             etag: xattrs.get(ATTR_ETAG).map(|v| text(v)).unwrap_or_default(),
-            content_type: xattrs
-                .get(ATTR_CONTENT_TYPE)
-                .map(|v| text(v))
-                .unwrap_or_default(),
+            content_type: headers.get("content-type").cloned().unwrap_or_default(),
+            headers,
             meta,
             acl,
             mtime: stat.mtime,

@@ -66,6 +66,9 @@ impl s3s::access::S3Access for AclDecidesLater {
                 access_key: access_key.filter(|_| logged),
             });
         }
+        if self.0.serves_radosgw() {
+            unhonoured::refuse_on_radosgw(op)?;
+        }
         unhonoured::refuse(op, cx.uri().query(), cx.headers())?;
         // the one place every routed request's rate limits are decided
         let (admitted, verdict) = ratelimit::admit(

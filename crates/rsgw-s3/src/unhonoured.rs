@@ -6,7 +6,8 @@
 //! class) that would not be
 //! true, so the answer is an error naming the header, never a silent 200.
 //! And DELETE on a bucket subresource S3 has no delete for, which s3s would
-//! route to DeleteBucket.
+//! route to DeleteBucket. And, on radosgw's layout (served read-only),
+//! every operation but the reads it serves ([`refuse_on_radosgw`]).
 
 use s3s::{S3Result, s3_error};
 
@@ -92,6 +93,37 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 /// lock headers on one that does not, ACL grant headers on an operation that sets no ACL, website
 /// redirects, object ownership other than the writer's, and storage
 /// classes other than STANDARD.
+/// The operations a gateway on radosgw's layout serves: reads of buckets,
+/// listings and objects, from radosgw's records.
+const RADOSGW_READS: &[S3Op] = &[
+    S3Op::ListBuckets,
+    S3Op::HeadBucket,
+    S3Op::GetBucketLocation,
+    S3Op::GetBucketAcl,
+    S3Op::GetBucketPolicy,
+    S3Op::GetBucketPolicyStatus,
+    S3Op::GetBucketCors,
+    S3Op::PreflightCors,
+    S3Op::ListObjects,
+    S3Op::ListObjectsV2,
+    S3Op::GetObject,
+    S3Op::HeadObject,
+];
+
+/// On radosgw's layout, refuses every operation but [`RADOSGW_READS`]
+/// with `501 NotImplemented`, before anything runs: this gateway reads
+/// what radosgw wrote and writes nothing of radosgw's yet.
+pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
+    if RADOSGW_READS.contains(&op) {
+        return Ok(());
+    }
+    Err(s3_error!(
+        NotImplemented,
+        "this gateway serves radosgw's layout read-only: {} is not served (send it to radosgw)",
+        op.name()
+    ))
+}
+
 pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -> S3Result<()> {
     if op == S3Op::DeleteBucket
         && let Some(sub) = query.and_then(|q| {

@@ -1,5 +1,6 @@
 //! Stores that wrap another store: [`BlockingCalls`] for the blocking pool
-//! mode, [`AddedLatency`] to emulate a slower cluster.
+//! mode, [`AddedLatency`] to emulate a slower cluster, [`ReadOnly`] to keep
+//! a gateway from writing where it only reads.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,8 +8,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::{
-    NamespaceFilter, NotifyOutcome, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreResult,
-    WatchHandle, Watcher, WriteOp, WriteOutcome,
+    NamespaceFilter, NotifyOutcome, ObjectId, ObjectLister, ReadOp, ReadResult, Store, StoreError,
+    StoreResult, WatchHandle, Watcher, WriteOp, WriteOutcome,
 };
 
 /// A store whose async calls run the wrapped store's blocking calls on the
@@ -103,6 +104,106 @@ impl ObjectLister for BlockingLister {
     }
     fn next_page_blocking(&mut self, max: usize) -> StoreResult<Vec<crate::ObjectEntry>> {
         self.0.next_page_blocking(max)
+    }
+}
+
+/// A store that refuses every write and pool creation, passing reads,
+/// listings, watches and notifies through: the guard under a gateway that
+/// serves another gateway's layout read-only (radosgw's), so that a write a
+/// path was not meant to make fails loudly instead of landing in the other
+/// gateway's pools. A watch may still create the watched object when it is
+/// absent, as RADOS' watch does (radosgw's control objects exist whenever a
+/// radosgw has run).
+pub struct ReadOnly(pub Arc<dyn Store>);
+
+impl ReadOnly {
+    fn refused(what: &str, name: &str) -> StoreError {
+        StoreError::InvalidArgument(format!("{what} {name} refused: this store is read-only"))
+    }
+}
+
+#[async_trait]
+impl Store for ReadOnly {
+    fn backend(&self) -> &'static str {
+        self.0.backend()
+    }
+
+    fn announce(
+        &self,
+        service: &str,
+        metadata: &[(String, String)],
+    ) -> StoreResult<Option<String>> {
+        self.0.announce(service, metadata)
+    }
+
+    fn settings(&self, options: &[&str]) -> StoreResult<Option<Vec<(String, String)>>> {
+        self.0.settings(options)
+    }
+
+    async fn create_pool(&self, pool: &str) -> StoreResult<()> {
+        Err(Self::refused("creating pool", pool))
+    }
+
+    fn create_pool_blocking(&self, pool: &str) -> StoreResult<()> {
+        Err(Self::refused("creating pool", pool))
+    }
+
+    async fn write(&self, obj: &ObjectId, _: WriteOp) -> StoreResult<WriteOutcome> {
+        Err(Self::refused("a write of", &obj.name))
+    }
+
+    fn write_blocking(&self, obj: &ObjectId, _: WriteOp) -> StoreResult<WriteOutcome> {
+        Err(Self::refused("a write of", &obj.name))
+    }
+
+    async fn read(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        self.0.read(obj, op).await
+    }
+
+    fn read_blocking(&self, obj: &ObjectId, op: ReadOp) -> StoreResult<ReadResult> {
+        self.0.read_blocking(obj, op)
+    }
+
+    async fn list_objects(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        self.0.list_objects(pool, namespace).await
+    }
+
+    fn list_objects_blocking(
+        &self,
+        pool: &str,
+        namespace: NamespaceFilter,
+    ) -> StoreResult<Box<dyn ObjectLister>> {
+        self.0.list_objects_blocking(pool, namespace)
+    }
+
+    fn watch(
+        &self,
+        obj: &ObjectId,
+        watcher: Arc<dyn Watcher>,
+    ) -> StoreResult<Box<dyn WatchHandle>> {
+        self.0.watch(obj, watcher)
+    }
+
+    async fn notify(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        self.0.notify(obj, payload, timeout).await
+    }
+
+    fn notify_blocking(
+        &self,
+        obj: &ObjectId,
+        payload: &[u8],
+        timeout: Duration,
+    ) -> StoreResult<NotifyOutcome> {
+        self.0.notify_blocking(obj, payload, timeout)
     }
 }
 
@@ -205,7 +306,6 @@ impl Store for AddedLatency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::StoreError;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Counts which form of each call it receives.
@@ -306,6 +406,33 @@ mod tests {
         });
         assert_eq!(forms.async_calls.load(Ordering::Relaxed), 0);
         assert_eq!(forms.blocking_calls.load(Ordering::Relaxed), 5);
+    }
+
+    #[test]
+    fn read_only_refuses_writes_and_passes_reads() {
+        let forms = Arc::new(Forms::default());
+        let store = ReadOnly(forms.clone());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            for r in [
+                store.create_pool("p").await,
+                store.create_pool_blocking("p"),
+                store.write(&obj(), WriteOp::new()).await.map(|_| ()),
+                store.write_blocking(&obj(), WriteOp::new()).map(|_| ()),
+            ] {
+                assert!(
+                    matches!(&r, Err(StoreError::InvalidArgument(m)) if m.contains("read-only")),
+                    "{r:?}"
+                );
+            }
+            // reads reach the store beneath (whose answer is an error)
+            let _ = store.read(&obj(), ReadOp::new()).await;
+            let _ = store.read_blocking(&obj(), ReadOp::new());
+        });
+        assert_eq!(forms.async_calls.load(Ordering::Relaxed), 1);
+        assert_eq!(forms.blocking_calls.load(Ordering::Relaxed), 1);
     }
 
     #[test]

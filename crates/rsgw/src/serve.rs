@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use clap::Args;
-use rsgw_config::{Config, PoolMode};
+use rsgw_config::{Config, Layout, PoolMode};
 use rsgw_gateway::{Gateway, LcPass};
 use rsgw_store::adapters::BlockingCalls;
 
@@ -103,8 +103,13 @@ fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error
     let watch = Arc::new(Mutex::new(None));
     let slot = watch.clone();
     rsgw_frontend::run(&cfg, move |mode, controls| async move {
-        let gw = crate::store::open_gateway(&c).await?;
-        tracing::info!(backend = gw.store().backend(), "store open");
+        let radosgw = c.store.layout == Layout::Radosgw;
+        let gw = if radosgw {
+            crate::store::open_radosgw_gateway(&c).await?
+        } else {
+            crate::store::open_gateway(&c).await?
+        };
+        tracing::info!(backend = gw.store().backend(), layout = ?c.store.layout, "store open");
         if let (Some(central), 1..) = (central, c.store.central_config_poll_ms) {
             let every = Duration::from_millis(c.store.central_config_poll_ms);
             tokio::spawn(central.watch(gw.store().clone(), controls, every));
@@ -118,15 +123,20 @@ fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error
                 Err(error) => tracing::warn!(%error, "not registered in the service map"),
             }
         }
-        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
-        // the rate limits are read now, under the watch, so that no request
-        // waits for that store read (they stay cached until a change)
-        if let Err(error) = gw.ratelimits().await {
-            tracing::warn!(%error, "rate limits unreadable at start; read by the first request");
+        // on radosgw's layout nothing of rsgw's own is watched, collected
+        // or written: radosgw keeps its records, and runs its own workers
+        if !radosgw {
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
+            // the rate limits are read now, under the watch, so that no
+            // request waits for that store read (they stay cached until a
+            // change)
+            if let Err(error) = gw.ratelimits().await {
+                tracing::warn!(%error, "rate limits unreadable at start; read by the first request");
+            }
+            tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
+            tokio::spawn(lc_loop(gw.clone(), Duration::from_secs(c.s3.lc_interval_s)));
         }
-        tokio::spawn(gc_loop(gw.clone(), Duration::from_secs(c.s3.gc_interval_s)));
-        tokio::spawn(lc_loop(gw.clone(), Duration::from_secs(c.s3.lc_interval_s)));
-        if c.s3.usage_log {
+        if c.s3.usage_log && !radosgw {
             let every = Duration::from_secs(c.s3.usage_log_flush_s);
             tokio::spawn(usage_loop(gw.clone(), every));
         }

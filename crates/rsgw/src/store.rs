@@ -101,35 +101,60 @@ fn crypt_options(cfg: &CryptConfig) -> Result<CryptOptions, rsgw_config::ConfigE
 pub async fn open_gateway(
     cfg: &Config,
 ) -> Result<Gateway, Box<dyn std::error::Error + Send + Sync>> {
-    let mut store = open(cfg)?;
-    if cfg.store.inject_latency_ms > 0 {
-        store = Arc::new(AddedLatency::new(
-            store,
-            Duration::from_millis(cfg.store.inject_latency_ms),
-        ));
-    }
-    let gw = Gateway::new(
-        store,
-        GatewayOptions {
-            chunk_size: cfg.s3.chunk_size,
-            stripe_size: cfg.s3.stripe_size,
-            max_put_size: cfg.s3.max_put_size,
-            min_part_size: cfg.s3.min_part_size,
-            metadata_cache_ttl: Duration::from_millis(cfg.s3.metadata_cache_ttl_ms),
-            metadata_notify_timeout: Duration::from_millis(cfg.s3.metadata_notify_timeout_ms),
-            gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
-            bucket_index_shards: cfg.s3.bucket_index_shards,
-            multi_delete_concurrency: cfg.s3.multi_delete_concurrency as usize,
-            max_bucket_record_bytes: cfg.s3.max_bucket_record_bytes as usize,
-            object_cache_bytes: cfg.s3.object_cache_bytes,
-            object_cache_max_object: cfg.s3.object_cache_max_object,
-            lc_day_s: cfg.s3.lc_day_s,
-            lc_max_ops_per_s: cfg.s3.lc_max_ops_per_s,
-            lc_lease: Duration::from_secs(cfg.s3.lc_lease_s),
-            crypt: crypt_options(&cfg.crypt)?,
-            usage_log: cfg.s3.usage_log,
-        },
-    );
+    let store = with_latency(cfg, open(cfg)?);
+    let gw = Gateway::new(store, gateway_options(cfg)?);
     gw.init().await?;
     Ok(gw)
+}
+
+/// Opens the gateway on radosgw's layout (`store.layout = "radosgw"`):
+/// the store takes the zone's pool names whole, the zone is found as
+/// radosgw finds it, and nothing is created (the gateway reads only).
+pub async fn open_radosgw_gateway(
+    cfg: &Config,
+) -> Result<Gateway, Box<dyn std::error::Error + Send + Sync>> {
+    let mut whole_names = cfg.clone();
+    whole_names.store.pool_prefix = String::new();
+    let store = with_latency(cfg, open(&whole_names)?);
+    let zone = rsgw_radosgw::zone::Zone::open(store.clone(), &cfg.store.zone).await?;
+    let mut opts = gateway_options(cfg)?;
+    // the usage log is rsgw's record, which this layout does not write
+    opts.usage_log = false;
+    Ok(Gateway::serving_radosgw(store, zone, opts))
+}
+
+/// `store` with `store.inject_latency_ms` added to every call.
+fn with_latency(cfg: &Config, store: Arc<dyn Store>) -> Arc<dyn Store> {
+    if cfg.store.inject_latency_ms == 0 {
+        return store;
+    }
+    Arc::new(AddedLatency::new(
+        store,
+        Duration::from_millis(cfg.store.inject_latency_ms),
+    ))
+}
+
+/// The gateway's options from `[s3]` and `[crypt]`.
+fn gateway_options(
+    cfg: &Config,
+) -> Result<GatewayOptions, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(GatewayOptions {
+        chunk_size: cfg.s3.chunk_size,
+        stripe_size: cfg.s3.stripe_size,
+        max_put_size: cfg.s3.max_put_size,
+        min_part_size: cfg.s3.min_part_size,
+        metadata_cache_ttl: Duration::from_millis(cfg.s3.metadata_cache_ttl_ms),
+        metadata_notify_timeout: Duration::from_millis(cfg.s3.metadata_notify_timeout_ms),
+        gc_min_age: Duration::from_secs(cfg.s3.gc_min_age_s),
+        bucket_index_shards: cfg.s3.bucket_index_shards,
+        multi_delete_concurrency: cfg.s3.multi_delete_concurrency as usize,
+        max_bucket_record_bytes: cfg.s3.max_bucket_record_bytes as usize,
+        object_cache_bytes: cfg.s3.object_cache_bytes,
+        object_cache_max_object: cfg.s3.object_cache_max_object,
+        lc_day_s: cfg.s3.lc_day_s,
+        lc_max_ops_per_s: cfg.s3.lc_max_ops_per_s,
+        lc_lease: Duration::from_secs(cfg.s3.lc_lease_s),
+        crypt: crypt_options(&cfg.crypt)?,
+        usage_log: cfg.s3.usage_log,
+    })
 }

@@ -24,6 +24,7 @@ pub(crate) mod write;
 
 use std::sync::Arc;
 
+use rsgw_radosgw::zone::Zone;
 use rsgw_store::Store;
 
 use crate::cache::coherence::Caches;
@@ -53,6 +54,9 @@ pub struct Engine {
     pub(crate) usage: Arc<UsagePending>,
     /// SSE-KMS keys from a KMIP server (`crypt.kms_backend = "kmip"`).
     pub(crate) kmip: Option<Arc<kmip::KmipKeys>>,
+    /// The radosgw zone served instead of rsgw's own layout, read-only
+    /// (`ops::radosgw`); `None` serves rsgw's layout.
+    pub(crate) zone: Option<Zone>,
 }
 
 impl Engine {
@@ -71,6 +75,7 @@ impl Engine {
         Engine {
             store,
             kmip,
+            zone: None,
             opts: Arc::new(opts),
             cache: Arc::new(MetaCache::new(ttl)),
             objects: Arc::new(objects),
@@ -85,6 +90,7 @@ impl Engine {
     /// through `store`.
     pub(crate) fn with_store(&self, store: Arc<dyn Store>) -> Self {
         Engine {
+            zone: self.zone.as_ref().map(|z| z.with_store(store.clone())),
             store,
             ..self.clone()
         }

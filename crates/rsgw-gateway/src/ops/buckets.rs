@@ -37,11 +37,17 @@ pub(crate) enum RecordChange {
 impl Gateway {
     /// A bucket's record (cached; see `cache::meta`).
     pub async fn bucket_info(&self, name: &str) -> GatewayResult<BucketInfo> {
+        if let Some(zone) = self.zone() {
+            return Self::zone_bucket_info(zone, name).await;
+        }
         self.engine.bucket_info(name).await
     }
 
     /// Names of the buckets a user owns, in name order.
     pub async fn user_buckets(&self, uid: &str) -> GatewayResult<Vec<String>> {
+        if let Some(zone) = self.zone() {
+            return Self::zone_user_buckets(zone, uid).await;
+        }
         self.engine.user_buckets(uid).await
     }
 
@@ -256,6 +262,9 @@ impl Gateway {
         uid: &str,
         page: &BucketsPage,
     ) -> GatewayResult<BucketsListed> {
+        if let Some(zone) = self.zone() {
+            return Self::zone_list_buckets(zone, uid, page).await;
+        }
         let mut out = BucketsListed::default();
         let names = self.user_buckets(uid).await?;
         let names = names
@@ -281,6 +290,16 @@ impl Gateway {
     pub async fn head_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<BucketHead> {
         let info = self.bucket_info(name).await?;
         authorize(rq, Access::ListBucket, &Target::bucket(&info))?;
+        if self.zone().is_some() {
+            // radosgw's counts are in its shard headers, which the store
+            // cannot read without the rgw object class; its quotas are
+            // radosgw's to apply
+            return Ok(BucketHead {
+                info,
+                usage: None,
+                quotas: None,
+            });
+        }
         let usage = self.bucket_usage_of(&info).await?;
         let quotas = if rq.is(&info.owner) {
             let q = self.engine.owner_quotas(&info.owner).await?;
@@ -290,7 +309,7 @@ impl Gateway {
         };
         Ok(BucketHead {
             info,
-            usage,
+            usage: Some(usage),
             quotas,
         })
     }

@@ -7,6 +7,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use rsgw_radosgw::zone::Zone;
+use rsgw_store::adapters::ReadOnly;
 use rsgw_store::{ReadOp, Store, StoreError, WriteOp};
 
 use crate::cache::coherence::MetadataWatch;
@@ -42,6 +44,24 @@ impl Gateway {
         Gateway {
             engine: Engine::new(store, opts),
         }
+    }
+
+    /// A gateway serving what radosgw wrote in `zone`, read-only: the
+    /// store beneath is wrapped so that it refuses every write (a guard:
+    /// the S3 layer refuses writing operations first, see
+    /// [`Gateway::serves_radosgw`]). Needs no [`Gateway::init`], nor the
+    /// workers or the metadata watch, which keep rsgw's own layout.
+    pub fn serving_radosgw(store: Arc<dyn Store>, zone: Zone, opts: GatewayOptions) -> Self {
+        let store: Arc<dyn Store> = Arc::new(ReadOnly(store));
+        let mut engine = Engine::new(store.clone(), opts);
+        engine.zone = Some(zone.with_store(store));
+        Gateway { engine }
+    }
+
+    /// Whether this gateway serves radosgw's layout (read-only) rather
+    /// than rsgw's own.
+    pub fn serves_radosgw(&self) -> bool {
+        self.engine.zone.is_some()
     }
 
     /// The same gateway (options, caches) reaching the store through

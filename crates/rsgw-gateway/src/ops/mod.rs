@@ -21,6 +21,7 @@ pub(crate) mod multipart;
 pub(crate) mod objects;
 pub(crate) mod policy;
 pub(crate) mod quota;
+pub(crate) mod radosgw;
 pub(crate) mod ratelimit;
 pub(crate) mod tagging;
 pub(crate) mod usage;

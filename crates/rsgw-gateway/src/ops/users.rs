@@ -252,6 +252,9 @@ impl Gateway {
         if validate_uid(uid).is_err() {
             return Err(GatewayError::NoSuchUser(uid.into()));
         }
+        if let Some(zone) = self.zone() {
+            return Self::zone_user_info(zone, uid).await;
+        }
         match self.read_whole(&layout::user(uid), ReadOp::new()).await {
             Err(GatewayError::Store(StoreError::NotFound)) => {
                 Err(GatewayError::NoSuchUser(uid.into()))
@@ -411,6 +414,9 @@ impl Gateway {
     /// An unknown key is [`GatewayError::AccessDenied`]; a suspended
     /// user's, [`GatewayError::UserSuspended`].
     pub async fn lookup_key(&self, access_key: &str) -> GatewayResult<(String, String)> {
+        if let Some(zone) = self.zone() {
+            return Self::zone_lookup_key(zone, access_key).await;
+        }
         let rec = self.key_record(access_key).await?;
         if rec.suspended {
             return Err(GatewayError::UserSuspended);
@@ -426,6 +432,12 @@ impl Gateway {
     /// The user an access key belongs to, suspended or not; an unknown key
     /// is [`GatewayError::NoSuchUser`].
     pub async fn key_owner(&self, access_key: &str) -> GatewayResult<String> {
+        if let Some(zone) = self.zone() {
+            return match Self::zone_lookup_key(zone, access_key).await {
+                Err(GatewayError::AccessDenied) => Err(GatewayError::NoSuchUser(access_key.into())),
+                r => r.map(|(uid, _)| uid),
+            };
+        }
         match self.key_record(access_key).await {
             Err(GatewayError::AccessDenied) => Err(GatewayError::NoSuchUser(access_key.into())),
             r => r.map(|rec| rec.uid),

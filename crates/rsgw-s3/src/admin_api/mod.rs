@@ -232,6 +232,14 @@ impl S3Route for AdminApi {
                 access_key,
             });
         }
+        // noted first, so that the answer is this 501, not "no such
+        // operation"
+        if self.gw.serves_radosgw() {
+            return Err(s3_error!(
+                NotImplemented,
+                "this gateway serves radosgw's layout: use radosgw's Admin Ops API"
+            ));
+        }
         // the one decision: the signer's caps
         let Some(Authz::Caps(part, need)) = op.row().map(|r| r.authz) else {
             return Err(s3_error!(InternalError, "no caps for {}", op.name()));

@@ -21,7 +21,7 @@ use crate::rules::authz::{Access, Requester, Target, authorize};
 
 /// The smallest string greater than every string starting with `prefix`
 /// that the listing could meet: `prefix` followed by the highest code point.
-pub(super) fn past(prefix: &str) -> String {
+pub(crate) fn past(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
 }
 
@@ -232,6 +232,9 @@ impl Gateway {
         bucket: &str,
         p: &ListParams,
     ) -> GatewayResult<ListResult> {
+        if let Some(zone) = self.zone() {
+            return self.zone_list_objects(zone, rq, bucket, p).await;
+        }
         let access = Access::ListBucket;
         let info = self.bucket_info(bucket).await?;
         authorize(rq, access, &Target::listing(&info, p))?;

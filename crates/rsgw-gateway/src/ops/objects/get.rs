@@ -31,6 +31,9 @@ impl Gateway {
         params: GetParams,
     ) -> GatewayResult<GetResult> {
         validate_key(key)?;
+        if let Some(zone) = self.zone() {
+            return self.zone_get_object(zone, rq, bucket, key, params).await;
+        }
         let mut info = self.bucket_info(bucket).await?;
         if let Some(v) = params.version_id.as_deref()
             && (v != NULL_VERSION || info.versioning.is_some())

@@ -73,6 +73,35 @@ fn one_shard() -> u32 {
 }
 
 impl BucketInfo {
+    /// A bucket record with nothing configured (no policy, CORS rules,
+    /// website, tags, quota, lifecycle, encryption, versioning or lock).
+    pub(crate) fn plain(
+        name: &str,
+        id: String,
+        owner: String,
+        created: f64,
+        acl: Acl,
+        index_shards: u32,
+    ) -> Self {
+        BucketInfo {
+            name: name.to_string(),
+            id,
+            owner,
+            created,
+            acl,
+            index_shards,
+            policy: None,
+            cors: None,
+            website: None,
+            tags: BTreeMap::new(),
+            quota: Quota::default(),
+            lifecycle: None,
+            encryption: None,
+            versioning: None,
+            object_lock: None,
+        }
+    }
+
     /// Every index shard object of the bucket, in shard order.
     pub(crate) fn index_shards(&self) -> Vec<ObjectId> {
         layout::index_shards(&self.id, self.index_shards)

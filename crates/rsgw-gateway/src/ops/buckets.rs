@@ -16,7 +16,6 @@ use crate::model::layout;
 use crate::model::limits::{POOL_LIST_PAGE, SHARD_CONCURRENCY};
 use crate::model::lock::ObjectLock;
 use crate::model::params::{BucketHead, BucketsListed, BucketsPage};
-use crate::model::quota::Quota;
 use crate::model::versioning::Versioning;
 use crate::ops::gateway::Gateway;
 use crate::rules::authz::{Access, Requester, Target, authorize};
@@ -110,21 +109,16 @@ impl Gateway {
         let acl = self.resolve_acl(acl).await?;
         self.check_max_buckets(owner).await?;
         let info = BucketInfo {
-            name: name.into(),
-            id: unique_id(),
-            owner: owner.into(),
-            created: now_secs(),
-            acl: acl.for_bucket(),
-            index_shards: self.opts.bucket_index_shards.max(1),
-            policy: None,
-            cors: None,
-            website: None,
-            tags: Default::default(),
-            quota: Quota::default(),
-            lifecycle: None,
-            encryption: None,
             versioning: locked.then_some(Versioning::Enabled),
             object_lock: locked.then(ObjectLock::default),
+            ..BucketInfo::plain(
+                name,
+                unique_id(),
+                owner.into(),
+                now_secs(),
+                acl.for_bucket(),
+                self.opts.bucket_index_shards.max(1),
+            )
         };
         self.create_index(&info).await?;
         let data = Bytes::from(serde_json::to_vec(&info)?);

@@ -9,7 +9,6 @@
 //! Each operation reads RADOS afresh: nothing of radosgw's is cached yet,
 //! so what radosgw changes is seen by the next request.
 
-use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
@@ -117,21 +116,16 @@ fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<BucketInfo> {
             .collect()
     });
     Ok(BucketInfo {
-        name: name.to_string(),
-        id: b.info.bucket.marker.clone(),
-        owner: b.info.owner.to_str(),
-        created: secs(b.info.creation_time),
-        acl: acl_of(&b.acl),
-        index_shards: b.info.index.num_shards.max(1),
         policy,
         cors,
-        website: None,
-        tags: BTreeMap::new(),
-        quota: Default::default(),
-        lifecycle: None,
-        encryption: None,
-        versioning: None,
-        object_lock: None,
+        ..BucketInfo::plain(
+            name,
+            b.info.bucket.marker.clone(),
+            b.info.owner.to_str(),
+            secs(b.info.creation_time),
+            acl_of(&b.acl),
+            b.info.index.num_shards.max(1),
+        )
     })
 }
 
@@ -233,23 +227,14 @@ impl Gateway {
                 out.next_after = out.buckets.last().map(|b| b.name.clone());
                 break;
             }
-            out.buckets.push(BucketInfo {
-                name: b.name.clone(),
-                id: b.marker.clone(),
-                owner: uid.to_string(),
-                created: secs(b.creation_time),
-                acl: Acl::default(),
-                index_shards: 1,
-                policy: None,
-                cors: None,
-                website: None,
-                tags: BTreeMap::new(),
-                quota: Default::default(),
-                lifecycle: None,
-                encryption: None,
-                versioning: None,
-                object_lock: None,
-            });
+            out.buckets.push(BucketInfo::plain(
+                &b.name,
+                b.marker.clone(),
+                uid.to_string(),
+                secs(b.creation_time),
+                Acl::default(),
+                1,
+            ));
         }
         Ok(out)
     }

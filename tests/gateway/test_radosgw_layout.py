@@ -9,6 +9,10 @@ the same request:
   stored headers and metadata, ranges, conditional GETs;
 - anonymous reads as the objects' ACLs and the bucket policy allow them,
   CORS preflights as the bucket's rules answer them;
+- coherence: radosgw's bucket and user records are cached by rsgw (a
+  repeated request reads none of them again) and dropped as radosgw
+  announces their changes: a bucket made private, a key removed or added
+  through radosgw is answered as radosgw answers it from the next request;
 - what rsgw does not serve: every write answered `501 NotImplemented`
   (nothing written: radosgw still reads the same objects, and rsgw's own
   layout's pools were not made), a versioned bucket refused with an error
@@ -113,7 +117,7 @@ def served(tmp_path_factory):
     try:
         yield {"radosgw": rgw, "rsgw": client(gw.url, key, secret), "anon": {"radosgw": client(url),
                "rsgw": client(gw.url)}, "urls": {"radosgw": url, "rsgw": gw.url}, "names": names,
-               "bodies": bodies, "gateway": gw, "key": (key, secret)}
+               "bodies": bodies, "gateway": gw, "key": (key, secret), "uid": uid}
     finally:
         gw.stop()
         subprocess.run(["radosgw-admin", "user", "rm", "--uid", uid, "--purge-data"], capture_output=True,
@@ -286,3 +290,55 @@ def test_a_versioned_bucket_is_refused_clearly(served):
             call(served["rsgw"])
         assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501, e.value.response
         assert "versioned" in e.value.response["Error"]["Message"]
+
+
+def test_radosgws_changes_reach_rsgws_cache_by_the_next_request(served):
+    """rsgw keeps radosgw's bucket and key records in memory and drops
+    each as radosgw (or radosgw-admin) announces its change on the zone's
+    control objects, before radosgw answers the change: a bucket made
+    private and a key removed are refused by rsgw's next request, a key
+    added is accepted by it, each as radosgw answers."""
+    gw, uid = served["gateway"], served["uid"]
+    rgw, anon = served["radosgw"], served["anon"]["rsgw"]
+    assert gw.metric("rsgw_metadata_watch_up") == 1
+    tag = uuid.uuid4().hex[:8]
+    bucket = f"laycoh-{tag}"
+    rgw.create_bucket(Bucket=bucket, ACL="public-read")
+    rgw.put_object(Bucket=bucket, Key="k", Body=b"coherent", ACL="public-read")
+    try:
+        anon.list_objects_v2(Bucket=bucket)
+        misses, hits = gw.metric("rsgw_radosgw_records_misses_total"), gw.metric("rsgw_radosgw_records_hits_total")
+        for _ in range(3):
+            anon.list_objects_v2(Bucket=bucket)
+            assert anon.get_object(Bucket=bucket, Key="k")["Body"].read() == b"coherent"
+        assert gw.metric("rsgw_radosgw_records_misses_total") == misses, "a cached record read again"
+        # each request: the bucket's entry point and instance
+        assert gw.metric("rsgw_radosgw_records_hits_total") >= hits + 12
+        notices = gw.metric("rsgw_radosgw_records_notices_total")
+        rgw.put_bucket_acl(Bucket=bucket, ACL="private")
+        rgw_answer, ours = both(served, lambda c: c.list_objects_v2(Bucket=bucket), anonymous=True)
+        assert ours == rgw_answer == (403, "AccessDenied")
+        assert gw.metric("rsgw_radosgw_records_notices_total") > notices
+        # the object's own ACL still lets everyone read it, on both
+        rgw_answer, ours = both(served, lambda c: c.get_object(Bucket=bucket, Key="k")["Body"].read(),
+                                anonymous=True)
+        assert ours == rgw_answer == b"coherent"
+
+        key2, secret2 = f"AKCOH{tag.upper()}", f"coh-secret-{tag}"
+        clients = {name: client(served["urls"][name], key2, secret2) for name in ("radosgw", "rsgw")}
+
+        def listed(name):
+            try:
+                return [o["Key"] for o in clients[name].list_objects_v2(Bucket=bucket).get("Contents", [])]
+            except ClientError as e:
+                return e.response["ResponseMetadata"]["HTTPStatusCode"], e.response["Error"]["Code"]
+        # unknown, then added: rsgw caches no absence
+        assert listed("rsgw") == listed("radosgw") == (403, "InvalidAccessKeyId")
+        admin("key", "create", "--uid", uid, "--access-key", key2, "--secret", secret2)
+        assert listed("rsgw") == listed("radosgw") == ["k"]
+        assert listed("rsgw") == ["k"]
+        admin("key", "rm", "--uid", uid, "--access-key", key2)
+        assert listed("rsgw") == listed("radosgw") == (403, "InvalidAccessKeyId")
+    finally:
+        rgw.delete_object(Bucket=bucket, Key="k")
+        rgw.delete_bucket(Bucket=bucket)

@@ -22,6 +22,8 @@
 //! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
 //! - [`notify`]: radosgw's cache notifications on the zone's control
 //!   objects, naming each metadata record it changed;
+//! - [`cache`]: the metadata records cached by RADOS object, as radosgw's
+//!   own cache keeps them, dropped when those notifications name them;
 //! - [`zone`]: the layer above the records, the only one doing I/O: a
 //!   zone's users, buckets, listings and objects read through rsgw's
 //!   [`Store`](rsgw_store::Store) and decoded by the modules above.
@@ -34,6 +36,7 @@
 
 pub mod acl;
 pub mod bucket;
+pub mod cache;
 pub mod cors;
 pub mod dump;
 pub mod encoding;

@@ -10,9 +10,12 @@
 //! by explicit pools or by a target the zone lacks, indexes not in RADOS,
 //! and objects radosgw compressed or encrypted.
 //!
-//! Nothing is cached here: each call reads RADOS. A caller caching what it
-//! read revalidates with the head's RADOS version ([`Head::version`]),
-//! since radosgw announces no object writes.
+//! Metadata records (users, keys, buckets) are read through a
+//! [`RecordCache`] when the zone is given one ([`Zone::with_cache`]), kept
+//! coherent by radosgw's own announcements; listings, users' bucket lists
+//! and objects are read from RADOS on every call. A caller caching objects
+//! revalidates with the head's RADOS version ([`Head::version`]), since
+//! radosgw announces no object writes.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,6 +30,7 @@ use rsgw_store::{
 use crate::DecodeError;
 use crate::acl::{Policy, decode_policy};
 use crate::bucket::{BucketInfo, Pool, decode_bucket_instance, decode_entry_point};
+use crate::cache::{Record, RecordCache};
 use crate::cors::{CorsRule, decode_cors};
 use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj, decode_manifest};
@@ -182,6 +186,7 @@ pub struct Zone {
     users: Pool,
     keys: Pool,
     root: Pool,
+    cache: Option<Arc<RecordCache>>,
 }
 
 /// An object of `pool` (and its namespace).
@@ -267,6 +272,7 @@ impl Zone {
             users: pool("user_uid_pool")?,
             keys: pool("user_keys_pool")?,
             root: pool("domain_root")?,
+            cache: None,
             params: Arc::new(params),
             store,
         })
@@ -279,6 +285,22 @@ impl Zone {
             store,
             ..self.clone()
         }
+    }
+
+    /// The same zone reading its metadata records through `cache`, which
+    /// must be kept coherent by a watch of the zone's control objects
+    /// ([`Zone::watch_control`] with the cache as the watcher) or trusted
+    /// only for its short TTL.
+    pub fn with_cache(&self, cache: Arc<RecordCache>) -> Zone {
+        Zone {
+            cache: Some(cache),
+            ..self.clone()
+        }
+    }
+
+    /// The metadata cache, if the zone has one.
+    pub fn cache(&self) -> Option<&Arc<RecordCache>> {
+        self.cache.as_ref()
     }
 
     /// The zone's parameters.
@@ -327,21 +349,39 @@ impl Zone {
             .collect()
     }
 
-    async fn data_of(&self, obj: &ObjectId) -> ZoneResult<Option<Bytes>> {
-        match self.store.read(obj, ReadOp::new().read(0, 1 << 20)).await {
-            Ok(r) => Ok(Some(r.data.unwrap_or_default())),
-            Err(StoreError::NotFound) => Ok(None),
-            Err(e) => Err(e.into()),
+    /// A metadata record (data and xattrs), through the cache if any;
+    /// `None` if there is no such object.
+    async fn record(&self, obj: &ObjectId) -> ZoneResult<Option<Record>> {
+        if let Some(r) = self.cache.as_ref().and_then(|c| c.get(obj)) {
+            return Ok(Some(r));
         }
+        let ticket = self.cache.as_ref().map(|c| c.ticket());
+        let r = match self
+            .store
+            .read(obj, ReadOp::new().read(0, 1 << 20).xattrs())
+            .await
+        {
+            Ok(r) => Record {
+                data: r.data.unwrap_or_default(),
+                xattrs: r.xattrs.unwrap_or_default(),
+            },
+            Err(StoreError::NotFound) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        if let (Some(cache), Some(ticket)) = (&self.cache, ticket) {
+            cache.put(ticket, obj, &r);
+        }
+        Ok(Some(r))
     }
 
     /// The user of id `uid` (`tenant$id` for a tenant's user).
     pub async fn user(&self, uid: &str) -> ZoneResult<UserRecord> {
         let obj = in_pool(&self.users, uid);
         let bytes = self
-            .data_of(&obj)
+            .record(&obj)
             .await?
-            .ok_or_else(|| ZoneError::NoSuchUser(uid.into()))?;
+            .ok_or_else(|| ZoneError::NoSuchUser(uid.into()))?
+            .data;
         decode(format!("user {uid}"), decode_user_record(&bytes))
     }
 
@@ -349,9 +389,10 @@ impl Zone {
     pub async fn user_by_key(&self, access_key: &str) -> ZoneResult<(UserRecord, String)> {
         let obj = in_pool(&self.keys, access_key);
         let link = self
-            .data_of(&obj)
+            .record(&obj)
             .await?
-            .ok_or_else(|| ZoneError::NoSuchKey(access_key.into()))?;
+            .ok_or_else(|| ZoneError::NoSuchKey(access_key.into()))?
+            .data;
         let uid = decode(format!("access key {access_key}"), decode_link(&link))?;
         let user = self.user(&uid).await?;
         let secret = user
@@ -399,32 +440,24 @@ impl Zone {
     pub async fn bucket(&self, name: &str) -> ZoneResult<ZoneBucket> {
         let entry = in_pool(&self.root, name);
         let bytes = self
-            .data_of(&entry)
+            .record(&entry)
             .await?
-            .ok_or_else(|| ZoneError::NoSuchBucket(name.into()))?;
+            .ok_or_else(|| ZoneError::NoSuchBucket(name.into()))?
+            .data;
         let ep = decode(format!("bucket {name}"), decode_entry_point(&bytes))?;
         let (tenant, bare) = name.rsplit_once('/').unwrap_or(("", name));
         let instance = match tenant {
             "" => format!(".bucket.meta.{bare}:{}", ep.bucket.bucket_id),
             t => format!(".bucket.meta.{t}:{bare}:{}", ep.bucket.bucket_id),
         };
-        let r = match self
-            .store
-            .read(
-                &in_pool(&self.root, &instance),
-                ReadOp::new().read(0, 1 << 20).xattrs(),
-            )
-            .await
-        {
-            Ok(r) => r,
-            Err(StoreError::NotFound) => return Err(ZoneError::NoSuchBucket(name.into())),
-            Err(e) => return Err(e.into()),
-        };
+        let Record { data, xattrs } = self
+            .record(&in_pool(&self.root, &instance))
+            .await?
+            .ok_or_else(|| ZoneError::NoSuchBucket(name.into()))?;
         let info = decode(
             format!("bucket instance {instance}"),
-            decode_bucket_instance(&r.data.unwrap_or_default()),
+            decode_bucket_instance(&data),
         )?;
-        let xattrs = r.xattrs.unwrap_or_default();
         let acl = xattrs
             .get(ATTR_ACL)
             .ok_or_else(|| ZoneError::Unsupported(format!("bucket {name} has no ACL")))?;

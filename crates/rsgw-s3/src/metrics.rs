@@ -1,7 +1,8 @@
 //! The gateway's own figures in `/metrics`, in Prometheus text: whether
 //! the metadata caches are kept coherent by a watch, the rate limits'
-//! refusals (`crate::ratelimit`), and the object cache's figures (the
-//! cache itself is the gateway's: `rsgw_gateway::Gateway::object_cache_stats`).
+//! refusals (`crate::ratelimit`), the object cache's figures (the
+//! cache itself is the gateway's: `rsgw_gateway::Gateway::object_cache_stats`),
+//! and on radosgw's layout its metadata records' cache.
 
 use std::fmt::Write as _;
 
@@ -22,6 +23,37 @@ pub(crate) fn write(gw: &Gateway, out: &mut String) {
     });
     ratelimit::write_metrics(gw, out);
     write_object_cache(gw, out);
+    write_radosgw_cache(gw, out);
+}
+
+/// `rsgw_radosgw_records_*`, on radosgw's layout only.
+fn write_radosgw_cache(gw: &Gateway, out: &mut String) {
+    let Some(s) = gw.radosgw_cache_stats() else {
+        return;
+    };
+    let rows = [
+        (
+            "hits_total",
+            "radosgw's metadata records (users, keys, buckets) answered from memory.",
+            s.hits,
+        ),
+        (
+            "misses_total",
+            "radosgw's metadata records read from the cluster.",
+            s.misses,
+        ),
+        (
+            "notices_total",
+            "Announcements of changed records received from radosgw on the zone's control objects.",
+            s.notices,
+        ),
+    ];
+    for (name, help, value) in rows {
+        let _ = write!(
+            out,
+            "# HELP rsgw_radosgw_records_{name} {help}\n# TYPE rsgw_radosgw_records_{name} counter\nrsgw_radosgw_records_{name} {value}\n"
+        );
+    }
 }
 
 /// `rsgw_object_cache_*`.

@@ -123,10 +123,11 @@ fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error
                 Err(error) => tracing::warn!(%error, "not registered in the service map"),
             }
         }
-        // on radosgw's layout nothing of rsgw's own is watched, collected
-        // or written: radosgw keeps its records, and runs its own workers
+        // on radosgw's layout the zone's control objects are watched for
+        // radosgw's announcements; nothing of rsgw's own is collected or
+        // written: radosgw keeps its records, and runs its own workers
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
         if !radosgw {
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(gw.watch_metadata()?);
             // the rate limits are read now, under the watch, so that no
             // request waits for that store read (they stay cached until a
             // change)

@@ -11,17 +11,25 @@
 //! notify timeout for an instance that does not answer, so by the time it
 //! gives up, such an instance has stopped trusting its cache (the argument
 //! in full is in docs/layout.md).
+//!
+//! On radosgw's layout the same supervisor keeps the zone's
+//! [`RecordCache`] coherent with what radosgw announces on the zone's
+//! control objects (`notify.<n>`): radosgw notifies without waiting on
+//! rsgw, so there a change is seen once the announcement arrives, and a
+//! broken watch is distrusted within the same fraction of the timeout.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rsgw_store::{Store, StoreError, Watcher};
+use rsgw_radosgw::cache::RecordCache;
+use rsgw_radosgw::zone::Zone;
+use rsgw_store::{Store, StoreError, WatchHandle, Watcher};
 
 use crate::cache::meta::{Change, MetaCache};
 use crate::cache::objects::ObjectCache;
-use crate::model::error::GatewayResult;
+use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::layout;
 
 /// The share of the notify timeout after which an unconfirmed watch is
@@ -99,6 +107,63 @@ impl Drop for MetadataWatch {
     }
 }
 
+/// What a supervised watch keeps coherent: how its watches are
+/// registered, and the trust of the cache behind them.
+trait Coherent: Send + Sync + 'static {
+    /// Registers the watches; each notification reaches the cache.
+    fn register(&self) -> GatewayResult<Vec<Box<dyn WatchHandle>>>;
+    /// Says whether the watches are up (see [`Caches::set_watched`]).
+    fn set_watched(&self, watched: bool);
+    /// Whether they are.
+    fn watched(&self) -> bool;
+}
+
+/// rsgw's own layout: the control object, watched for [`Caches`].
+struct Native {
+    caches: Caches,
+    store: Arc<dyn Store>,
+    watcher: Arc<dyn Watcher>,
+}
+
+impl Coherent for Native {
+    fn register(&self) -> GatewayResult<Vec<Box<dyn WatchHandle>>> {
+        Ok(vec![
+            self.store.watch(&layout::control(), self.watcher.clone())?,
+        ])
+    }
+
+    fn set_watched(&self, watched: bool) {
+        self.caches.set_watched(watched);
+    }
+
+    fn watched(&self) -> bool {
+        self.caches.watched()
+    }
+}
+
+/// radosgw's layout: every control object of the zone, watched for its
+/// record cache.
+struct ZoneRecords {
+    zone: Zone,
+    cache: Arc<RecordCache>,
+}
+
+impl Coherent for ZoneRecords {
+    fn register(&self) -> GatewayResult<Vec<Box<dyn WatchHandle>>> {
+        self.zone
+            .watch_control(self.cache.clone())
+            .map_err(GatewayError::from)
+    }
+
+    fn set_watched(&self, watched: bool) {
+        self.cache.set_watched(watched);
+    }
+
+    fn watched(&self) -> bool {
+        self.cache.watched()
+    }
+}
+
 impl Caches {
     /// Watches the control object, so that changes made by other instances
     /// and `rsgw admin` reach this instance's caches before their calls
@@ -111,61 +176,96 @@ impl Caches {
         store: &Arc<dyn Store>,
         notify_timeout: Duration,
     ) -> GatewayResult<MetadataWatch> {
-        let watcher: Arc<dyn Watcher> = Arc::new(CacheWatcher(self.clone()));
-        let first = store.watch(&layout::control(), watcher.clone())?;
-        self.set_watched(true);
+        let native = Native {
+            caches: self.clone(),
+            store: store.clone(),
+            watcher: Arc::new(CacheWatcher(self.clone())),
+        };
+        MetadataWatch::start(Arc::new(native), notify_timeout)
+    }
+}
+
+/// Watches the control objects of `zone`, so that what radosgw announces
+/// there drops `cache`'s stale records; registered before returning (an
+/// error if there are no control objects: no radosgw of the zone ever
+/// ran), then kept up from a thread of its own.
+pub(crate) fn watch_zone(
+    zone: &Zone,
+    cache: &Arc<RecordCache>,
+    notify_timeout: Duration,
+) -> GatewayResult<MetadataWatch> {
+    let records = ZoneRecords {
+        zone: zone.clone(),
+        cache: cache.clone(),
+    };
+    MetadataWatch::start(Arc::new(records), notify_timeout)
+}
+
+impl MetadataWatch {
+    fn start(target: Arc<dyn Coherent>, notify_timeout: Duration) -> GatewayResult<MetadataWatch> {
+        let first = target.register()?;
+        target.set_watched(true);
         let stop = Arc::new(AtomicBool::new(false));
-        let (caches, store) = (self.clone(), store.clone());
         let thread_stop = stop.clone();
         let thread = std::thread::Builder::new()
             .name("rsgw-meta-watch".into())
-            .spawn(move || caches.supervise(&*store, notify_timeout, first, &watcher, &thread_stop))
+            .spawn(move || supervise(&*target, notify_timeout, first, &thread_stop))
             .map_err(StoreError::from)?;
         Ok(MetadataWatch {
             stop,
             thread: Some(thread),
         })
     }
+}
 
-    fn supervise(
-        &self,
-        store: &dyn Store,
-        timeout: Duration,
-        first: Box<dyn rsgw_store::WatchHandle>,
-        watcher: &Arc<dyn Watcher>,
-        stop: &AtomicBool,
-    ) {
-        let stale_after = timeout * STALE_FRACTION.0 / STALE_FRACTION.1;
-        let every = timeout / 10;
-        let mut handle = Some(first);
-        while !stop.load(Ordering::Acquire) {
-            std::thread::park_timeout(every);
-            match handle.as_ref().map(|h| h.check()) {
-                Some(Ok(age)) if age <= stale_after => {}
-                Some(bad) => {
-                    let reason = match bad {
-                        Ok(age) => format!("last confirmed {} ms ago", age.as_millis()),
-                        Err(e) => e.to_string(),
-                    };
-                    if self.watched() {
-                        tracing::warn!(%reason, "metadata watch lost; caching with the short TTL until it is back");
-                    }
-                    self.set_watched(false);
-                    handle = None;
+/// Checks the watches every tenth of `timeout`, distrusts them (and so the
+/// cache) when one broke or was last confirmed too long ago, and
+/// registers them again.
+fn supervise(
+    target: &dyn Coherent,
+    timeout: Duration,
+    first: Vec<Box<dyn WatchHandle>>,
+    stop: &AtomicBool,
+) {
+    let stale_after = timeout * STALE_FRACTION.0 / STALE_FRACTION.1;
+    let every = timeout / 10;
+    let mut handles = Some(first);
+    while !stop.load(Ordering::Acquire) {
+        std::thread::park_timeout(every);
+        match handles.as_ref().map(|hs| oldest(hs)) {
+            Some(Ok(age)) if age <= stale_after => {}
+            Some(bad) => {
+                let reason = match bad {
+                    Ok(age) => format!("last confirmed {} ms ago", age.as_millis()),
+                    Err(e) => e.to_string(),
+                };
+                if target.watched() {
+                    tracing::warn!(%reason, "metadata watch lost; caching with the short TTL until it is back");
                 }
-                None => match store.watch(&layout::control(), watcher.clone()) {
-                    Ok(h) => {
-                        self.set_watched(true);
-                        tracing::info!("metadata watch re-established");
-                        handle = Some(h);
-                    }
-                    Err(e) => tracing::debug!(error = %e, "re-establishing the metadata watch"),
-                },
+                target.set_watched(false);
+                handles = None;
             }
+            None => match target.register() {
+                Ok(hs) => {
+                    target.set_watched(true);
+                    tracing::info!("metadata watch re-established");
+                    handles = Some(hs);
+                }
+                Err(e) => tracing::debug!(error = %e, "re-establishing the metadata watch"),
+            },
         }
-        self.set_watched(false);
     }
+    target.set_watched(false);
+}
 
+/// The age of the least recently confirmed watch, or the first error.
+fn oldest(handles: &[Box<dyn WatchHandle>]) -> Result<Duration, StoreError> {
+    handles
+        .iter()
+        .try_fold(Duration::ZERO, |worst, h| Ok(worst.max(h.check()?)))
+}
+
+impl Caches {
     /// Applies `change` to this instance's cache and announces it to every
     /// watching instance, returning once they acknowledged (or the notify
     /// timeout passed for those that did not answer: see the module docs).

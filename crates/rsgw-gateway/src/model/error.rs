@@ -1,5 +1,6 @@
 //! What gateway operations can fail with, each mapped to one S3 error code.
 
+use rsgw_radosgw::zone::ZoneError;
 use rsgw_store::StoreError;
 
 /// Result of a gateway operation.
@@ -240,8 +241,51 @@ pub enum GatewayError {
     Store(#[from] StoreError),
 }
 
+/// What the radosgw zone reader answered, as S3 says it: an unknown
+/// access key is refused as rsgw's own are, what the reader does not
+/// serve is named in a `NotConfigured`, a record that does not decode is
+/// corrupt metadata.
+impl From<ZoneError> for GatewayError {
+    fn from(e: ZoneError) -> Self {
+        match e {
+            ZoneError::NoSuchKey(_) => GatewayError::AccessDenied,
+            ZoneError::NoSuchUser(u) => GatewayError::NoSuchUser(u),
+            ZoneError::NoSuchBucket(_) => GatewayError::NoSuchBucket,
+            ZoneError::NoSuchObject(_) => GatewayError::NoSuchKey,
+            ZoneError::NoSuchZone(_) | ZoneError::Unsupported(_) => {
+                GatewayError::NotConfigured(e.to_string())
+            }
+            ZoneError::Decode { .. } => GatewayError::Corrupt(e.to_string()),
+            ZoneError::Store(s) => GatewayError::Store(s),
+        }
+    }
+}
+
 impl From<serde_json::Error> for GatewayError {
     fn from(e: serde_json::Error) -> Self {
         GatewayError::Corrupt(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_readers_errors_keep_their_meaning() {
+        assert!(matches!(
+            GatewayError::from(ZoneError::NoSuchKey("AK".into())),
+            GatewayError::AccessDenied
+        ));
+        assert!(matches!(
+            GatewayError::from(ZoneError::NoSuchBucket("b".into())),
+            GatewayError::NoSuchBucket
+        ));
+        match GatewayError::from(ZoneError::Unsupported(
+            "bucket b is versioned (Enabled)".into(),
+        )) {
+            GatewayError::NotConfigured(m) => assert!(m.contains("versioned"), "{m}"),
+            e => panic!("{e:?}"),
+        }
     }
 }

@@ -7,11 +7,12 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use rsgw_radosgw::cache::{CacheStats, RecordCache};
 use rsgw_radosgw::zone::Zone;
 use rsgw_store::adapters::ReadOnly;
 use rsgw_store::{ReadOp, Store, StoreError, WriteOp};
 
-use crate::cache::coherence::MetadataWatch;
+use crate::cache::coherence::{MetadataWatch, watch_zone};
 use crate::cache::objects::ObjectCacheStats;
 use crate::engine::Engine;
 use crate::model::error::{GatewayError, GatewayResult};
@@ -50,11 +51,14 @@ impl Gateway {
     /// store beneath is wrapped so that it refuses every write (a guard:
     /// the S3 layer refuses writing operations first, see
     /// [`Gateway::serves_radosgw`]). Needs no [`Gateway::init`], nor the
-    /// workers or the metadata watch, which keep rsgw's own layout.
+    /// workers, which keep rsgw's own layout. radosgw's metadata records
+    /// are cached as radosgw caches them, coherent while
+    /// [`Gateway::watch_metadata`] watches the zone's control objects.
     pub fn serving_radosgw(store: Arc<dyn Store>, zone: Zone, opts: GatewayOptions) -> Self {
         let store: Arc<dyn Store> = Arc::new(ReadOnly(store));
+        let cache = Arc::new(RecordCache::new(opts.metadata_cache_ttl));
         let mut engine = Engine::new(store.clone(), opts);
-        engine.zone = Some(zone.with_store(store));
+        engine.zone = Some(zone.with_store(store).with_cache(cache));
         Gateway { engine }
     }
 
@@ -126,17 +130,31 @@ impl Gateway {
 
     /// Watches the control object, so that changes made by other instances
     /// and `rsgw admin` reach this instance's caches before their calls
-    /// return. Registers the watch before returning (an error if the store
-    /// refuses), then keeps it up from a thread of its own.
+    /// return; on radosgw's layout, the zone's control objects, so that
+    /// what radosgw announces drops the records it changed. Registers the
+    /// watch before returning (an error if the store refuses), then keeps
+    /// it up from a thread of its own.
     pub fn watch_metadata(&self) -> GatewayResult<MetadataWatch> {
-        self.caches()
-            .watch(&self.store, self.opts.metadata_notify_timeout)
+        let timeout = self.opts.metadata_notify_timeout;
+        match self.zone.as_ref().map(|z| (z, z.cache())) {
+            Some((zone, Some(cache))) => watch_zone(zone, cache, timeout),
+            _ => self.caches().watch(&self.store, timeout),
+        }
     }
 
     /// Whether the metadata caches are kept coherent by a watch now (else
     /// their entries expire after `metadata_cache_ttl`).
     pub fn metadata_watched(&self) -> bool {
-        self.cache.watched()
+        match self.zone.as_ref().and_then(Zone::cache) {
+            Some(cache) => cache.watched(),
+            None => self.cache.watched(),
+        }
+    }
+
+    /// The counters of radosgw's metadata records cached, on radosgw's
+    /// layout; `None` on rsgw's own.
+    pub fn radosgw_cache_stats(&self) -> Option<CacheStats> {
+        self.zone.as_ref().and_then(Zone::cache).map(|c| c.stats())
     }
 
     /// The object cache's counters and size.

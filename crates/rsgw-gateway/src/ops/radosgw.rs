@@ -6,8 +6,10 @@
 //! refused before it gets here (the S3 layer), and the store beneath is
 //! read-only besides ([`Gateway::serving_radosgw`]).
 //!
-//! Each operation reads RADOS afresh: nothing of radosgw's is cached yet,
-//! so what radosgw changes is seen by the next request.
+//! radosgw's metadata records come through the zone's record cache, which
+//! radosgw's own announcements keep coherent (`cache::coherence`), so what
+//! radosgw changes is seen by the next request; listings and objects are
+//! read from RADOS on every request.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -37,21 +39,6 @@ use crate::rules::preconditions::{check_conditions, resolve_range};
 
 /// Bytes of an object read from RADOS per piece of a GET's body.
 const BODY_PIECE: u64 = 4 << 20;
-
-/// The gateway's error for what the zone reader answered.
-fn gateway_error(e: ZoneError) -> GatewayError {
-    match e {
-        ZoneError::NoSuchKey(_) => GatewayError::AccessDenied,
-        ZoneError::NoSuchUser(u) => GatewayError::NoSuchUser(u),
-        ZoneError::NoSuchBucket(_) => GatewayError::NoSuchBucket,
-        ZoneError::NoSuchObject(_) => GatewayError::NoSuchKey,
-        ZoneError::NoSuchZone(_) | ZoneError::Unsupported(_) => {
-            GatewayError::NotConfigured(e.to_string())
-        }
-        ZoneError::Decode { .. } => GatewayError::Corrupt(e.to_string()),
-        ZoneError::Store(s) => GatewayError::Store(s),
-    }
-}
 
 fn secs(t: SystemTime) -> f64 {
     t.duration_since(UNIX_EPOCH)
@@ -154,7 +141,10 @@ impl Gateway {
         zone: &Zone,
         access_key: &str,
     ) -> GatewayResult<(String, String)> {
-        let (user, secret) = zone.user_by_key(access_key).await.map_err(gateway_error)?;
+        let (user, secret) = zone
+            .user_by_key(access_key)
+            .await
+            .map_err(GatewayError::from)?;
         if user.info.suspended {
             return Err(GatewayError::UserSuspended);
         }
@@ -164,7 +154,7 @@ impl Gateway {
     /// [`Gateway::user_info`] on radosgw's users: who they are, their S3
     /// keys, whether suspended (quotas and caps stay radosgw's to apply).
     pub(crate) async fn zone_user_info(zone: &Zone, uid: &str) -> GatewayResult<User> {
-        let user = zone.user(uid).await.map_err(gateway_error)?;
+        let user = zone.user(uid).await.map_err(GatewayError::from)?;
         let info = user.info;
         Ok(User {
             user_id: user.uid.clone(),
@@ -190,7 +180,7 @@ impl Gateway {
 
     /// [`Gateway::bucket_info`] on radosgw's buckets.
     pub(crate) async fn zone_bucket_info(zone: &Zone, name: &str) -> GatewayResult<BucketInfo> {
-        let bucket = zone.bucket(name).await.map_err(gateway_error)?;
+        let bucket = zone.bucket(name).await.map_err(GatewayError::from)?;
         bucket_info_of(name, &bucket)
     }
 
@@ -199,7 +189,7 @@ impl Gateway {
         let mut names: Vec<String> = zone
             .user_buckets(uid)
             .await
-            .map_err(gateway_error)?
+            .map_err(GatewayError::from)?
             .into_iter()
             .map(|b| b.name)
             .collect();
@@ -216,7 +206,7 @@ impl Gateway {
         uid: &str,
         page: &BucketsPage,
     ) -> GatewayResult<BucketsListed> {
-        let mut buckets = zone.user_buckets(uid).await.map_err(gateway_error)?;
+        let mut buckets = zone.user_buckets(uid).await.map_err(GatewayError::from)?;
         buckets.sort_by(|a, b| a.name.cmp(&b.name));
         let mut out = BucketsListed::default();
         for b in buckets
@@ -250,7 +240,7 @@ impl Gateway {
         key: &str,
         params: GetParams,
     ) -> GatewayResult<GetResult> {
-        let zb = zone.bucket(bucket).await.map_err(gateway_error)?;
+        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
         let info = bucket_info_of(bucket, &zb)?;
         if let Some(v) = params.version_id.as_deref() {
             check_version_id(v)?;
@@ -261,7 +251,7 @@ impl Gateway {
         let head = match zone.head(&zb, key).await {
             Ok(h) => h,
             Err(ZoneError::NoSuchObject(_)) => return Err(missing_key(rq, &info)),
-            Err(e) => return Err(gateway_error(e)),
+            Err(e) => return Err(GatewayError::from(e)),
         };
         let meta = meta_of(&head);
         authorize(rq, Access::GetObject, &Target::stored(&info, key, &meta))?;
@@ -300,7 +290,7 @@ impl Gateway {
                 match zone.read(&zb, &head, at, len).await {
                     Ok(bytes) => Some((Ok(bytes), at + len)),
                     // the stream ends after the error
-                    Err(e) => Some((Err(gateway_error(e)), end)),
+                    Err(e) => Some((Err(GatewayError::from(e)), end)),
                 }
             }
         })
@@ -323,7 +313,7 @@ impl Gateway {
         bucket: &str,
         p: &ListParams,
     ) -> GatewayResult<ListResult> {
-        let zb = zone.bucket(bucket).await.map_err(gateway_error)?;
+        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
         let info = bucket_info_of(bucket, &zb)?;
         authorize(rq, Access::ListBucket, &Target::listing(&info, p))?;
         let mut out = ListResult::default();
@@ -344,7 +334,7 @@ impl Gateway {
             let page = zone
                 .list(&zb, &p.prefix, &after, want)
                 .await
-                .map_err(gateway_error)?;
+                .map_err(GatewayError::from)?;
             if page.entries.is_empty() {
                 break;
             }
@@ -443,23 +433,5 @@ mod tests {
                 },
             ])
         );
-    }
-
-    #[test]
-    fn the_readers_errors_keep_their_meaning() {
-        assert!(matches!(
-            gateway_error(ZoneError::NoSuchKey("AK".into())),
-            GatewayError::AccessDenied
-        ));
-        assert!(matches!(
-            gateway_error(ZoneError::NoSuchBucket("b".into())),
-            GatewayError::NoSuchBucket
-        ));
-        match gateway_error(ZoneError::Unsupported(
-            "bucket b is versioned (Enabled)".into(),
-        )) {
-            GatewayError::NotConfigured(m) => assert!(m.contains("versioned"), "{m}"),
-            e => panic!("{e:?}"),
-        }
     }
 }

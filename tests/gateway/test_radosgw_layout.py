@@ -8,7 +8,9 @@ the same request:
   RADOS head is placed by a locator, unicode keys: bytes, ETag, length,
   stored headers and metadata, ranges, conditional GETs;
 - anonymous reads as the objects' ACLs and the bucket policy allow them,
-  CORS preflights as the bucket's rules answer them;
+  CORS preflights as the bucket's rules answer them, a static website as
+  radosgw's website configuration makes it (index and error documents,
+  routing rules);
 - coherence: radosgw's bucket and user records are cached by rsgw (a
   repeated request reads none of them again) and dropped as radosgw
   announces their changes: a bucket made private, a key removed or added
@@ -22,6 +24,7 @@ import json
 import os
 import subprocess
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -31,6 +34,7 @@ import pytest
 from botocore import UNSIGNED
 from botocore.exceptions import ClientError
 
+from helpers import raw_request
 from rsgw_gateway import Gateway
 from sigv4 import signed_headers
 from targets import configs, targets
@@ -58,6 +62,16 @@ def pools():
     return set(r.stdout.split())
 
 
+SITE = {"index.html": b"<h1>home</h1>", "error.html": b"<h1>lost</h1>", "sub/index.html": b"<h1>sub</h1>",
+        "documents/a.html": b"<h1>a</h1>"}
+WEBSITE = {"IndexDocument": {"Suffix": "index.html"}, "ErrorDocument": {"Key": "error.html"},
+           "RoutingRules": [{"Condition": {"KeyPrefixEquals": "docs/"},
+                             "Redirect": {"ReplaceKeyPrefixWith": "documents/"}},
+                            {"Condition": {"KeyPrefixEquals": "old/"},
+                             "Redirect": {"HostName": "elsewhere.example", "Protocol": "https",
+                                          "HttpRedirectCode": "302", "ReplaceKeyWith": "new.html"}}]}
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """radosgw's S3 clients and rsgw's on the same data: {"radosgw": ...,
@@ -73,7 +87,8 @@ def served(tmp_path_factory):
     admin("user", "create", "--uid", uid, "--display-name", "Served Twice", "--access-key", key,
           "--secret", secret)
     rgw = client(url, key, secret)
-    names = {"objects": f"lay-{tag}", "policy": f"laypol-{tag}", "versioned": f"layver-{tag}"}
+    names = {"objects": f"lay-{tag}", "policy": f"laypol-{tag}", "versioned": f"layver-{tag}",
+             "site": f"laysite-{tag}"}
     bodies = {}
 
     def put(key_, body, **kw):
@@ -109,6 +124,11 @@ def served(tmp_path_factory):
     rgw.put_bucket_cors(Bucket=pol, CORSConfiguration={"CORSRules": [
         {"AllowedOrigins": ["https://site.example"], "AllowedMethods": ["GET", "HEAD"],
          "AllowedHeaders": ["x-custom"], "ExposeHeaders": ["ETag"], "MaxAgeSeconds": 300}]})
+    site = names["site"]
+    rgw.create_bucket(Bucket=site, ACL="public-read")
+    for k, body in SITE.items():
+        rgw.put_object(Bucket=site, Key=k, Body=body, ContentType="text/html", ACL="public-read")
+    rgw.put_bucket_website(Bucket=site, WebsiteConfiguration=WEBSITE)
     rgw.create_bucket(Bucket=names["versioned"])
     rgw.put_bucket_versioning(Bucket=names["versioned"], VersioningConfiguration={"Status": "Enabled"})
     rgw.put_object(Bucket=names["versioned"], Key="k", Body=b"v1")
@@ -176,7 +196,7 @@ def test_pages_are_radosgws(served):
 
 def test_list_buckets_is_radosgws(served):
     rgw, ours = both(served, lambda c: [(b["Name"], b["CreationDate"]) for b in c.list_buckets()["Buckets"]])
-    assert ours == rgw and len(rgw) == 3
+    assert ours == rgw and len(rgw) == len(served["names"])
 
 
 def head_view(r):
@@ -263,7 +283,7 @@ def test_writes_are_refused_and_nothing_is_written(served):
                  lambda: ours.create_bucket(Bucket=f"new-{uuid.uuid4().hex[:6]}"),
                  lambda: ours.put_bucket_acl(Bucket=bucket, ACL="public-read"),
                  lambda: ours.create_multipart_upload(Bucket=bucket, Key="mp"),
-                 lambda: ours.get_object_acl(Bucket=bucket, Key="one-kib")):
+                 lambda: ours.put_object_tagging(Bucket=bucket, Key="one-kib", Tagging={"TagSet": []})):
         with pytest.raises(ClientError) as e:
             call()
         assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501, e.value.response
@@ -342,3 +362,40 @@ def test_radosgws_changes_reach_rsgws_cache_by_the_next_request(served):
     finally:
         rgw.delete_object(Bucket=bucket, Key="k")
         rgw.delete_bucket(Bucket=bucket)
+
+
+def test_websites_are_radosgws(served):
+    """radosgw's website configuration, served by rsgw's website endpoint
+    (`<bucket>.web.test`) as by radosgw's: index documents, the error
+    document with its status, and routing rules' redirects."""
+    site = served["names"]["site"]
+    rgw, ours = both(served, lambda c: {k: v for k, v in c.get_bucket_website(Bucket=site).items()
+                                        if k != "ResponseMetadata"})
+    assert ours == rgw == WEBSITE
+    for path in ("/", "/sub/", "/documents/a.html", "/docs/a.html", "/old/page.html", "/missing.html"):
+        answers = []
+        for name in ("radosgw", "rsgw"):
+            url = served["urls"][name]
+            port = urllib.parse.urlparse(url).port
+            status, headers, body = raw_request(url, "GET", path, headers={"Host": f"{site}.web.test:{port}"})
+            location = headers.get("location", "").replace(f":{port}", ":PORT")
+            answers.append((status, location, body if status < 300 or status >= 400 else b""))
+        assert answers[0] == answers[1], (path, answers)
+    assert answers[0][:1] == (404,) and answers[0][2] == SITE["error.html"], answers
+
+
+def test_object_acls_are_radosgws(served):
+    """GetObjectAcl: the owner and grants radosgw stored, to the owner;
+    refused to an anonymous requester, as radosgw refuses it."""
+    bucket = served["names"]["objects"]
+    for key in ("public", "one-kib", "multipart"):
+        rgw, ours = both(served, lambda c: {k: v for k, v in c.get_object_acl(Bucket=bucket, Key=key).items()
+                                            if k != "ResponseMetadata"})
+        assert ours == rgw, key
+        assert rgw["Owner"]["ID"] == served["uid"]
+    grants = both(served, lambda c: c.get_object_acl(Bucket=bucket, Key="public")["Grants"])[0]
+    assert any(g["Grantee"].get("URI", "").endswith("/AllUsers") for g in grants), grants
+    rgw, ours = both(served, lambda c: c.get_object_acl(Bucket=bucket, Key="public"), anonymous=True)
+    assert ours == rgw == (403, "AccessDenied")
+    rgw, ours = both(served, lambda c: c.get_object_acl(Bucket=bucket, Key="no-such-key"))
+    assert ours == rgw == (404, "NoSuchKey")

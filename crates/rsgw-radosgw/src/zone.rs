@@ -581,12 +581,22 @@ impl Zone {
 
     /// The head of object `key`, with its first bytes.
     pub async fn head(&self, bucket: &ZoneBucket, key: &str) -> ZoneResult<Head> {
+        self.head_reading(bucket, key, HEAD_READ).await
+    }
+
+    /// The head of object `key` without its bytes ([`Head::head_data`]
+    /// empty): what an ACL or a HEAD needs.
+    pub async fn head_meta(&self, bucket: &ZoneBucket, key: &str) -> ZoneResult<Head> {
+        self.head_reading(bucket, key, 0).await
+    }
+
+    async fn head_reading(&self, bucket: &ZoneBucket, key: &str, bytes: u64) -> ZoneResult<Head> {
         let id = Self::head_id(bucket, key);
-        let r = match self
-            .store
-            .read(&id, ReadOp::new().stat().xattrs().read(0, HEAD_READ))
-            .await
-        {
+        let mut op = ReadOp::new().stat().xattrs();
+        if bytes > 0 {
+            op = op.read(0, bytes);
+        }
+        let r = match self.store.read(&id, op).await {
             Ok(r) => r,
             Err(StoreError::NotFound) => return Err(ZoneError::NoSuchObject(key.into())),
             Err(e) => return Err(e.into()),

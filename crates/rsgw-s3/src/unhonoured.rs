@@ -88,11 +88,6 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
     }
 }
 
-/// Refuses, in this order: DELETE of a subresource that has none (405),
-/// encryption headers on an operation that does not take them, object
-/// lock headers on one that does not, ACL grant headers on an operation that sets no ACL, website
-/// redirects, object ownership other than the writer's, and storage
-/// classes other than STANDARD.
 /// The operations a gateway on radosgw's layout serves: reads of buckets,
 /// listings and objects, from radosgw's records.
 const RADOSGW_READS: &[S3Op] = &[
@@ -103,10 +98,12 @@ const RADOSGW_READS: &[S3Op] = &[
     S3Op::GetBucketPolicy,
     S3Op::GetBucketPolicyStatus,
     S3Op::GetBucketCors,
+    S3Op::GetBucketWebsite,
     S3Op::PreflightCors,
     S3Op::ListObjects,
     S3Op::ListObjectsV2,
     S3Op::GetObject,
+    S3Op::GetObjectAcl,
     S3Op::HeadObject,
 ];
 
@@ -124,6 +121,11 @@ pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
     ))
 }
 
+/// Refuses, in this order: DELETE of a subresource that has none (405),
+/// encryption headers on an operation that does not take them, object
+/// lock headers on one that does not, ACL grant headers on an operation that sets no ACL, website
+/// redirects, object ownership other than the writer's, and storage
+/// classes other than STANDARD.
 pub(crate) fn refuse(op: S3Op, query: Option<&str>, headers: &http::HeaderMap) -> S3Result<()> {
     if op == S3Op::DeleteBucket
         && let Some(sub) = query.and_then(|q| {

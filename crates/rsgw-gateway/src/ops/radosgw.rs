@@ -18,6 +18,7 @@ use rsgw_radosgw::acl::{
     Grantee as ZoneGrantee, PERM_FULL_CONTROL, PERM_READ, PERM_READ_ACP, PERM_WRITE,
     PERM_WRITE_ACP, Policy,
 };
+use rsgw_radosgw::bucket::WebsiteConf as ZoneWebsite;
 use rsgw_radosgw::zone::{Head, Zone, ZoneBucket, ZoneError};
 
 use crate::model::acl::{Acl, Grant, Grantee, Permission};
@@ -26,11 +27,13 @@ use crate::model::cors::CorsRule;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::object::ObjectMeta;
 use crate::model::params::{
-    BodyStream, BucketsListed, BucketsPage, GetParams, GetResult, ListEntry, ListParams, ListResult,
+    BodyStream, BucketsListed, BucketsPage, GetParams, GetResult, ListEntry, ListParams,
+    ListResult, ObjectAcl,
 };
 use crate::model::policy::BucketPolicy;
 use crate::model::user::User;
 use crate::model::versioning::{NULL_VERSION, check_version_id};
+use crate::model::website::{Redirect, RedirectAll, RoutingRule, WebsiteConfig};
 use crate::ops::gateway::Gateway;
 use crate::ops::list::past;
 use crate::rules::authz::{Access, Requester, Target, authorize, missing_key};
@@ -81,6 +84,41 @@ fn acl_of(policy: &Policy) -> Acl {
     Acl::Grants(grants)
 }
 
+/// A non-empty string of radosgw's; radosgw keeps "unset" as empty.
+fn set(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// radosgw's website configuration as the gateway's. radosgw applies a
+/// rule's fields only when they are not empty (`RGWBWRoutingRule`), and so
+/// does this reading: an empty `ReplaceKeyPrefixWith` is no replacement.
+fn website_of(w: &ZoneWebsite) -> WebsiteConfig {
+    let code = |c: u16| (c != 0).then_some(c);
+    WebsiteConfig {
+        index_suffix: set(&w.index_doc_suffix),
+        error_key: set(&w.error_doc),
+        redirect_all: set(&w.redirect_all.hostname).map(|host| RedirectAll {
+            host,
+            protocol: set(&w.redirect_all.protocol),
+        }),
+        routing_rules: w
+            .routing_rules
+            .iter()
+            .map(|r| RoutingRule {
+                key_prefix: set(&r.key_prefix_equals),
+                error_code: code(r.http_error_code_returned_equals),
+                redirect: Redirect {
+                    host: set(&r.redirect.hostname),
+                    protocol: set(&r.redirect.protocol),
+                    replace_key_prefix: set(&r.replace_key_prefix_with),
+                    replace_key: set(&r.replace_key_with),
+                    code: code(r.redirect.http_redirect_code),
+                },
+            })
+            .collect(),
+    }
+}
+
 /// A bucket radosgw keeps, as the gateway's record of it.
 fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<BucketInfo> {
     let policy = match &b.policy {
@@ -105,6 +143,7 @@ fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<BucketInfo> {
     Ok(BucketInfo {
         policy,
         cors,
+        website: b.info.website.as_ref().map(website_of),
         ..BucketInfo::plain(
             name,
             b.info.bucket.marker.clone(),
@@ -248,7 +287,13 @@ impl Gateway {
                 return Err(GatewayError::NoSuchVersion);
             }
         }
-        let head = match zone.head(&zb, key).await {
+        // a HEAD reads no bytes
+        let read = if params.head_only {
+            zone.head_meta(&zb, key).await
+        } else {
+            zone.head(&zb, key).await
+        };
+        let head = match read {
             Ok(h) => h,
             Err(ZoneError::NoSuchObject(_)) => return Err(missing_key(rq, &info)),
             Err(e) => return Err(GatewayError::from(e)),
@@ -301,6 +346,37 @@ impl Gateway {
             parts_count: None,
             body: Some(body),
             version_id: None,
+        })
+    }
+
+    /// [`Gateway::get_object_acl`] on radosgw's objects: the head's
+    /// `user.rgw.acl`, read without the object's bytes.
+    pub(crate) async fn zone_get_object_acl(
+        zone: &Zone,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        version: Option<&str>,
+    ) -> GatewayResult<ObjectAcl> {
+        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(bucket, &zb)?;
+        if let Some(v) = version {
+            check_version_id(v)?;
+            if v != NULL_VERSION {
+                return Err(GatewayError::NoSuchVersion);
+            }
+        }
+        let head = match zone.head_meta(&zb, key).await {
+            Ok(h) => h,
+            Err(ZoneError::NoSuchObject(_)) => return Err(missing_key(rq, &info)),
+            Err(e) => return Err(GatewayError::from(e)),
+        };
+        let meta = meta_of(&head);
+        authorize(rq, Access::GetObjectAcl, &Target::stored(&info, key, &meta))?;
+        Ok(ObjectAcl {
+            owner: meta.owner_in(&info).to_string(),
+            acl: meta.acl,
+            bucket_owner: info.owner,
         })
     }
 
@@ -432,6 +508,58 @@ mod tests {
                     permission: Permission::Write,
                 },
             ])
+        );
+    }
+
+    #[test]
+    fn radosgws_website_keeps_what_radosgw_applies() {
+        use rsgw_radosgw::bucket::{Redirect as ZoneRedirect, RoutingRule as ZoneRule};
+        let w = ZoneWebsite {
+            index_doc_suffix: "index.html".into(),
+            routing_rules: vec![
+                ZoneRule {
+                    key_prefix_equals: "docs/".into(),
+                    replace_key_prefix_with: "documents/".into(),
+                    ..ZoneRule::default()
+                },
+                ZoneRule {
+                    http_error_code_returned_equals: 404,
+                    redirect: ZoneRedirect {
+                        protocol: "https".into(),
+                        hostname: "elsewhere.example".into(),
+                        http_redirect_code: 302,
+                    },
+                    ..ZoneRule::default()
+                },
+            ],
+            ..ZoneWebsite::default()
+        };
+        let cfg = website_of(&w);
+        assert_eq!(cfg.index_suffix.as_deref(), Some("index.html"));
+        // radosgw's empty fields are unset, not empty values
+        assert_eq!((cfg.error_key, cfg.redirect_all), (None, None));
+        assert_eq!(
+            cfg.routing_rules,
+            vec![
+                RoutingRule {
+                    key_prefix: Some("docs/".into()),
+                    error_code: None,
+                    redirect: Redirect {
+                        replace_key_prefix: Some("documents/".into()),
+                        ..Redirect::default()
+                    },
+                },
+                RoutingRule {
+                    key_prefix: None,
+                    error_code: Some(404),
+                    redirect: Redirect {
+                        host: Some("elsewhere.example".into()),
+                        protocol: Some("https".into()),
+                        code: Some(302),
+                        ..Redirect::default()
+                    },
+                },
+            ]
         );
     }
 }

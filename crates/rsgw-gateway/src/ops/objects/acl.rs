@@ -15,6 +15,9 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<ObjectAcl> {
+        if let Some(zone) = self.zone() {
+            return Self::zone_get_object_acl(zone, rq, bucket, key, version).await;
+        }
         let (info, meta) = self
             .object_meta_for(rq, Access::GetObjectAcl, (bucket, key, version))
             .await?;

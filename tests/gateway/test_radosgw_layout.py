@@ -15,6 +15,9 @@ the same request:
   repeated request reads none of them again) and dropped as radosgw
   announces their changes: a bucket made private, a key removed or added
   through radosgw is answered as radosgw answers it from the next request;
+- least privilege: a cephx key that may only read the zone's pools (and
+  watch its control objects) serves all of the above; without the watch
+  rsgw refuses to start, naming what the key lacks;
 - what rsgw does not serve: every write answered `501 NotImplemented`
   (nothing written: radosgw still reads the same objects, and rsgw's own
   layout's pools were not made), a versioned bucket refused with an error
@@ -399,3 +402,47 @@ def test_object_acls_are_radosgws(served):
     assert ours == rgw == (403, "AccessDenied")
     rgw, ours = both(served, lambda c: c.get_object_acl(Bucket=bucket, Key="no-such-key"))
     assert ours == rgw == (404, "NoSuchKey")
+
+
+def ceph_cli(*args):
+    r = subprocess.run(["ceph", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (args, r.stderr[-2000:])
+    return r.stdout
+
+
+def test_a_key_that_only_reads_radosgws_pools_serves(served, tmp_path):
+    """The cephx caps deploy.md gives a gateway on radosgw's layout: read on
+    the zone's pools, read and write (the watch) on its control pool. rsgw
+    serves radosgw's objects with them; with read alone on the control
+    pool it refuses to start and names what the key lacks."""
+    zone = admin("zone", "get")
+    pool = lambda spec: spec.split(":")[0]
+    placement = zone["placement_pools"][0]["val"]
+    reads = {".rgw.root", pool(zone["domain_root"]), pool(zone["user_keys_pool"]), pool(placement["index_pool"]),
+             pool(placement["storage_classes"]["STANDARD"]["data_pool"])}
+    control = pool(zone["control_pool"])
+    entity = f"client.layro-{uuid.uuid4().hex[:8]}"
+    keyring = tmp_path / "keyring"
+
+    def caps(control_cap):
+        osd = ", ".join([f"allow r pool={p}" for p in sorted(reads)] + [f"allow {control_cap} pool={control}"])
+        return ["mon", "allow r", "osd", osd]
+    ceph_cli("auth", "get-or-create", entity, *caps("rw"), "-o", str(keyring))
+    sections = f'[store]\nlayout = "radosgw"\nclient_name = "{entity}"\nkeyring = "{keyring}"\n'
+    try:
+        gw = Gateway(tmp_path / "ro", "rsgw-ro", base=configs()["rsgw-rados"], sections=sections).start()
+        try:
+            bucket = served["names"]["objects"]
+            ours = client(gw.url, *served["key"])
+            assert ours.get_object(Bucket=bucket, Key="one-kib")["Body"].read() == served["bodies"]["one-kib"]
+            assert [o["Key"] for o in ours.list_objects_v2(Bucket=bucket, Prefix="dir/")["Contents"]] == \
+                ["dir/a", "dir/b", "dir/sub/c"]
+            assert gw.metric("rsgw_metadata_watch_up") == 1
+        finally:
+            gw.stop()
+        ceph_cli("auth", "caps", entity, *caps("r"))
+        gw = Gateway(tmp_path / "ro2", "rsgw-ro2", base=configs()["rsgw-rados"], sections=sections).start(wait=False)
+        assert gw.wait_exit(timeout=60) != 0
+        assert "needs 'allow rw' on that pool" in gw.log_text(), gw.log_text()[-2000:]
+    finally:
+        ceph_cli("auth", "del", entity)

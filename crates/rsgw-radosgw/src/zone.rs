@@ -102,6 +102,16 @@ pub enum ZoneError {
         /// Why.
         source: DecodeError,
     },
+    /// A control object could not be watched.
+    #[error(
+        "watching {object}, radosgw's control object (rsgw's cephx client needs 'allow rw' on that pool): {source}"
+    )]
+    Watch {
+        /// The object, `pool[:ns]/name`.
+        object: String,
+        /// Why.
+        source: StoreError,
+    },
     /// The store failed.
     #[error("store: {0}")]
     Store(#[from] StoreError),
@@ -345,7 +355,14 @@ impl Zone {
         names.sort();
         names
             .iter()
-            .map(|n| Ok(self.store.watch(&in_pool(pool, n), watcher.clone())?))
+            .map(|n| {
+                self.store
+                    .watch(&in_pool(pool, n), watcher.clone())
+                    .map_err(|source| ZoneError::Watch {
+                        object: format!("{}/{n}", pool.to_str()),
+                        source,
+                    })
+            })
             .collect()
     }
 

@@ -4,7 +4,9 @@ compose file's layout, on the host), each instance restarted in turn while
 `rsgw bench ab -k` and an S3 read/write mix run through the ingress. No
 request may fail and every acknowledged write must read back: HAProxy
 takes an instance out on its /health (503 for frontend.drain_notice_ms
-after SIGTERM) before its port closes."""
+after SIGTERM) before its port closes. The same holds with
+docker/haproxy-beside-radosgw.cfg in front of the run's radosgw and an rsgw
+serving radosgw's data, object reads spread over both."""
 import concurrent.futures
 import contextlib
 import json
@@ -18,6 +20,7 @@ import subprocess
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -25,9 +28,11 @@ import boto3
 import botocore.config
 import pytest
 
-from rsgw_gateway import free_port, make_cert, wait_for_port
+from rsgw_gateway import Gateway, free_port, make_cert, wait_for_port
+from targets import configs, targets
 
 CFG = pathlib.Path(__file__).resolve().parents[2] / "docker" / "haproxy.cfg"
+BESIDE = CFG.with_name("haproxy-beside-radosgw.cfg")
 FRONTEND = 'drain_notice_ms = 2000\ntrusted_proxies = ["127.0.0.1"]\n'
 
 
@@ -35,13 +40,20 @@ FRONTEND = 'drain_notice_ms = 2000\ntrusted_proxies = ["127.0.0.1"]\n'
 def haproxy(tmp_path, instances, config):
     """HAProxy with `config` (docker/haproxy.cfg's text) in front of two
     instances: the ingress's plain HTTP port."""
+    a, b = instances
+    with haproxy_with(tmp_path, config, RSGW_A_PORT=str(a.port), RSGW_A_ADMIN_PORT=str(a.admin_port),
+                      RSGW_B_PORT=str(b.port), RSGW_B_ADMIN_PORT=str(b.admin_port)) as port:
+        yield port
+
+
+@contextlib.contextmanager
+def haproxy_with(tmp_path, config, **settings):
+    """HAProxy with `config` and its environment `settings`: the
+    ingress's plain HTTP port."""
     exe = shutil.which("haproxy")
     assert exe, "haproxy is missing (tests/apt-packages.txt)"
-    a, b = instances
     port = free_port()
-    env = dict(os.environ, INGRESS_BIND="127.0.0.1", INGRESS_PORT=str(port), RSGW_HOST="127.0.0.1",
-               RSGW_A_PORT=str(a.port), RSGW_A_ADMIN_PORT=str(a.admin_port),
-               RSGW_B_PORT=str(b.port), RSGW_B_ADMIN_PORT=str(b.admin_port))
+    env = dict(os.environ, INGRESS_BIND="127.0.0.1", INGRESS_PORT=str(port), RSGW_HOST="127.0.0.1", **settings)
     cfg = tmp_path / "haproxy.cfg"
     cfg.write_text(config)
     log = open(tmp_path / "haproxy.log", "wb")
@@ -70,24 +82,17 @@ def client(url):
                                                       retries={"max_attempts": 1, "mode": "standard"}))
 
 
-def test_rolling_restart_through_the_ingress(t, ingress):
-    url, instances = ingress
-    s3 = client(url)
-    bucket = f"ingress-{uuid.uuid4().hex[:12]}"
-    s3.create_bucket(Bucket=bucket)
-    s3.put_object(Bucket=bucket, Key="small", Body=b"x" * 260, ACL="public-read")
-    # both instances serve through the ingress before anything stops
-    for g in instances:
-        deadline = time.monotonic() + 10
-        while 'rsgw_requests_total{op="GetObject"' not in g.metrics():
-            assert time.monotonic() < deadline, f"{g.name} gets no requests from the ingress"
-            s3.get_object(Bucket=bucket, Key="small")["Body"].read()
-
+def under_load(url, bucket, make_client, restart, seconds):
+    """Runs `rsgw bench ab -k` on `url`/`bucket`/small and 4 writers, each
+    writing objects through `url` (a client from `make_client`) and reading
+    each back, for `seconds`, calling `restart()` 3 s in. Asserts that no
+    request failed and the mix ran; answers the acknowledged writes, by
+    key."""
     stop = threading.Event()
     acked, failures = {}, []
 
     def mix(worker):
-        c = client(url)
+        c = make_client()
         n = 0
         while not stop.is_set():
             key = f"w{worker}/{n}"
@@ -102,16 +107,12 @@ def test_rolling_restart_through_the_ingress(t, ingress):
                 failures.append(f"{key}: {e!r}")
             n += 1
 
-    ab = subprocess.Popen([os.environ["RSGW_BIN"], "bench", "ab", "-k", "-c", "8", "-t", "30", "--json",
+    ab = subprocess.Popen([os.environ["RSGW_BIN"], "bench", "ab", "-k", "-c", "8", "-t", str(seconds), "--json",
                            f"{url}/{bucket}/small"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         workers = [ex.submit(mix, i) for i in range(4)]
         time.sleep(3)
-        for g in instances:
-            g.stop(timeout=60)  # SIGTERM: notice, then drain; exit 0 checked
-            g.start()
-            # HAProxy takes it back after `rise` good checks
-            time.sleep(3)
+        restart()
         out, err = ab.communicate(timeout=120)
         stop.set()
         for w in workers:
@@ -121,6 +122,29 @@ def test_rolling_restart_through_the_ingress(t, ingress):
     assert (r["failed_requests"], r["non_2xx_responses"], r["connection_resets"]) == (0, 0, 0), r
     assert not failures, failures[:5]
     assert len(acked) > 20, "the read/write mix hardly ran"
+    return acked
+
+
+def test_rolling_restart_through_the_ingress(t, ingress):
+    url, instances = ingress
+    s3 = client(url)
+    bucket = f"ingress-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="small", Body=b"x" * 260, ACL="public-read")
+    # both instances serve through the ingress before anything stops
+    for g in instances:
+        deadline = time.monotonic() + 10
+        while 'rsgw_requests_total{op="GetObject"' not in g.metrics():
+            assert time.monotonic() < deadline, f"{g.name} gets no requests from the ingress"
+            s3.get_object(Bucket=bucket, Key="small")["Body"].read()
+
+    def restart():
+        for g in instances:
+            g.stop(timeout=60)  # SIGTERM: notice, then drain; exit 0 checked
+            g.start()
+            # HAProxy takes it back after `rise` good checks
+            time.sleep(3)
+    acked = under_load(url, bucket, lambda: client(url), restart, seconds=30)
     for key, body in acked.items():
         assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == body, key
     keys = list(acked) + ["small"]
@@ -277,3 +301,69 @@ backend rsgw_tls
     s3.delete_bucket_policy(Bucket=bucket)
     s3.delete_object(Bucket=bucket, Key="k")
     s3.delete_bucket(Bucket=bucket)
+
+
+def test_rolling_restart_beside_radosgw(tmp_path):
+    """docker/haproxy-beside-radosgw.cfg: radosgw and an rsgw serving its
+    data (`[store] layout = "radosgw"`) behind one HAProxy, object reads
+    to both, everything else to radosgw. rsgw is restarted twice while
+    `rsgw bench ab -k` reads a public object and an S3 mix writes and
+    reads back through the ingress: no request fails, both gateways serve
+    reads, and every acknowledged write reads back byte for byte through
+    each gateway directly."""
+    if "rsgw-rados" not in configs():
+        pytest.skip("no cluster in this run (tests/run.sh RSGW -)")
+    rgw_url = targets().get("radosgw")
+    if not rgw_url:
+        pytest.skip("no radosgw in this run (RSGW_TEST_RADOSGW=no)")
+    tag = uuid.uuid4().hex[:8]
+    uid, key, secret = f"beside-{tag}", f"AKBESIDE{tag.upper()}", f"beside-secret-{tag}"
+    r = subprocess.run(["radosgw-admin", "user", "create", "--uid", uid, "--display-name", "Beside",
+                        "--access-key", key, "--secret", secret], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+    def s3(url):
+        return boto3.client("s3", endpoint_url=url, aws_access_key_id=key, aws_secret_access_key=secret,
+                            region_name="us-east-1",
+                            config=botocore.config.Config(s3={"addressing_style": "path"},
+                                                          retries={"max_attempts": 1, "mode": "standard"}))
+    gw = Gateway(tmp_path / "rsgw", "beside", base=configs()["rsgw-rados"], frontend=FRONTEND,
+                 sections='[store]\nlayout = "radosgw"\n').start()
+    try:
+        rgw_port = urllib.parse.urlparse(rgw_url).port
+        with haproxy_with(tmp_path, BESIDE.read_text(), RADOSGW_HOST="127.0.0.1", RADOSGW_PORT=str(rgw_port),
+                          RSGW_PORT=str(gw.port), RSGW_ADMIN_PORT=str(gw.admin_port)) as port:
+            url = f"http://127.0.0.1:{port}"
+            c = s3(url)
+            bucket = f"beside-{tag}"
+            c.create_bucket(Bucket=bucket)
+            c.put_object(Bucket=bucket, Key="small", Body=b"x" * 260, ACL="public-read")
+            deadline = time.monotonic() + 10
+            while 'rsgw_requests_total{op="GetObject"' not in gw.metrics():
+                assert time.monotonic() < deadline, "rsgw gets no reads from the ingress"
+                c.get_object(Bucket=bucket, Key="small")["Body"].read()
+
+            def restart():
+                for _ in range(2):
+                    gw.stop(timeout=60)  # SIGTERM: notice, then drain; exit 0 checked
+                    gw.start()
+                    time.sleep(3)  # HAProxy takes it back after `rise` good checks
+            acked = under_load(url, bucket, lambda: s3(url), restart, seconds=16)
+            assert 'rsgw_requests_total{op="GetObject"' in gw.metrics(), "rsgw served no read after its restarts"
+
+            def read_back(direct_url):
+                direct = s3(direct_url)
+                return [k for k, body in list(acked.items())
+                        if direct.get_object(Bucket=bucket, Key=k)["Body"].read() != body]
+            with concurrent.futures.ThreadPoolExecutor(2) as ex:
+                wrong = dict(zip(("radosgw", "rsgw"), ex.map(read_back, (rgw_url, gw.url))))
+            assert wrong == {"radosgw": [], "rsgw": []}, {n: ks[:5] for n, ks in wrong.items()}
+            keys = list(acked) + ["small"]
+            for i in range(0, len(keys), 1000):
+                c.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]],
+                                                        "Quiet": True})
+            c.delete_bucket(Bucket=bucket)
+    finally:
+        gw.stop()
+        subprocess.run(["radosgw-admin", "user", "rm", "--uid", uid, "--purge-data"], capture_output=True,
+                       timeout=300)

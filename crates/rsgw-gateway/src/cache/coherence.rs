@@ -14,9 +14,10 @@
 //!
 //! On radosgw's layout the same supervisor keeps the zone's
 //! [`RecordCache`] coherent with what radosgw announces on the zone's
-//! control objects (`notify.<n>`): radosgw notifies without waiting on
-//! rsgw, so there a change is seen once the announcement arrives, and a
-//! broken watch is distrusted within the same fraction of the timeout.
+//! control objects (`notify.<n>`): radosgw, like rsgw, answers a change
+//! only once every watcher acknowledged its announcement (or its notify
+//! timed out), so rsgw's next request sees it; a broken watch is
+//! distrusted within the same fraction of the timeout.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -169,6 +169,40 @@ fn meta_of(head: &Head) -> ObjectMeta {
     }
 }
 
+/// A key of radosgw's bucket as a GET, HEAD or GetObjectAcl finds it:
+/// the bucket (radosgw's record and the gateway's), the head (with its
+/// first bytes when `bytes`) and its metadata, authorized for `access`.
+/// Only the null version exists on this layout.
+async fn zone_head(
+    zone: &Zone,
+    rq: &Requester,
+    (bucket, key, version): (&str, &str, Option<&str>),
+    access: Access,
+    bytes: bool,
+) -> GatewayResult<(ZoneBucket, BucketInfo, Head, ObjectMeta)> {
+    let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
+    let info = bucket_info_of(bucket, &zb)?;
+    if let Some(v) = version {
+        check_version_id(v)?;
+        if v != NULL_VERSION {
+            return Err(GatewayError::NoSuchVersion);
+        }
+    }
+    let read = if bytes {
+        zone.head(&zb, key).await
+    } else {
+        zone.head_meta(&zb, key).await
+    };
+    let head = match read {
+        Ok(h) => h,
+        Err(ZoneError::NoSuchObject(_)) => return Err(missing_key(rq, &info)),
+        Err(e) => return Err(GatewayError::from(e)),
+    };
+    let meta = meta_of(&head);
+    authorize(rq, access, &Target::stored(&info, key, &meta))?;
+    Ok((zb, info, head, meta))
+}
+
 impl Gateway {
     /// The zone this gateway serves, if it serves radosgw's layout.
     pub(crate) fn zone(&self) -> Option<&Zone> {
@@ -279,27 +313,15 @@ impl Gateway {
         key: &str,
         params: GetParams,
     ) -> GatewayResult<GetResult> {
-        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(bucket, &zb)?;
-        if let Some(v) = params.version_id.as_deref() {
-            check_version_id(v)?;
-            if v != NULL_VERSION {
-                return Err(GatewayError::NoSuchVersion);
-            }
-        }
         // a HEAD reads no bytes
-        let read = if params.head_only {
-            zone.head_meta(&zb, key).await
-        } else {
-            zone.head(&zb, key).await
-        };
-        let head = match read {
-            Ok(h) => h,
-            Err(ZoneError::NoSuchObject(_)) => return Err(missing_key(rq, &info)),
-            Err(e) => return Err(GatewayError::from(e)),
-        };
-        let meta = meta_of(&head);
-        authorize(rq, Access::GetObject, &Target::stored(&info, key, &meta))?;
+        let (zb, _, head, meta) = zone_head(
+            zone,
+            rq,
+            (bucket, key, params.version_id.as_deref()),
+            Access::GetObject,
+            !params.head_only,
+        )
+        .await?;
         // radosgw's encrypted objects are refused by the reader: a
         // customer key given for a plain object is refused as rsgw's own
         object_key(
@@ -358,21 +380,14 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<ObjectAcl> {
-        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(bucket, &zb)?;
-        if let Some(v) = version {
-            check_version_id(v)?;
-            if v != NULL_VERSION {
-                return Err(GatewayError::NoSuchVersion);
-            }
-        }
-        let head = match zone.head_meta(&zb, key).await {
-            Ok(h) => h,
-            Err(ZoneError::NoSuchObject(_)) => return Err(missing_key(rq, &info)),
-            Err(e) => return Err(GatewayError::from(e)),
-        };
-        let meta = meta_of(&head);
-        authorize(rq, Access::GetObjectAcl, &Target::stored(&info, key, &meta))?;
+        let (_, info, _, meta) = zone_head(
+            zone,
+            rq,
+            (bucket, key, version),
+            Access::GetObjectAcl,
+            false,
+        )
+        .await?;
         Ok(ObjectAcl {
             owner: meta.owner_in(&info).to_string(),
             acl: meta.acl,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs rsgw's fuzz targets (libFuzzer with debug assertions, and
 # AddressSanitizer in the release profile) for SECONDS each, on the stable
-# toolchain (RUSTC_BOOTSTRAP=1 lets it take the sanitizer flags). It builds them as `cargo fuzz build -O
-# -a` does, with the same flags and target directory, so that a fresh
+# toolchain (RUSTC_BOOTSTRAP=1 lets it take the sanitizer flags). It builds
+# them as `cargo fuzz build -O -a` does, with the same flags and target
+# directory, so that a fresh
 # machine need not build cargo-fuzz itself (3 minutes of the test command);
 # `cargo fuzz run --fuzz-dir tests/fuzz -O -a TARGET` remains the way to
 # fuzz one target by hand. First replays
@@ -39,7 +40,8 @@ export RUSTC_BOOTSTRAP=1
 # cargo fuzz 0.13's flags for -O -a (release, debug assertions, ASan; the
 # quick profile leaves ASan out, as `cargo fuzz build -s none` does); its
 # one codegen unit is also the faster build here: the quick profile's cold
-# build took 353 s on the 2-core machine, 450 s with the default 16 units
+# build, ASan still in it, took 353 s on the 2-core machine, 450 s with the
+# default 16 units
 triple=$(rustc -vV | sed -n 's/^host: //p')
 sancov=-Cllvm-args=-sanitizer-coverage
 export RUSTFLAGS="-Cpasses=sancov-module $sancov-level=4 $sancov-inline-8bit-counters $sancov-pc-table \

@@ -271,6 +271,7 @@ impl<'a> ObjectTx<'a> {
                 self.header = Some(h.to_vec());
             }
             WriteAction::Remove => self.remove()?,
+            WriteAction::Exec { .. } => return Err(no_classes()),
         }
         Ok(())
     }
@@ -358,10 +359,20 @@ fn check_room(inner: &Inner) -> StoreResult<()> {
     Ok(())
 }
 
+/// The refusal of an object class call: only RADOS has object classes.
+fn no_classes() -> StoreError {
+    StoreError::InvalidArgument(
+        "object class calls need RADOS: the embedded backend has no object classes".into(),
+    )
+}
+
 /// Applies `op` to `obj` atomically.
 pub(crate) fn write(inner: &Inner, obj: &ObjectId, op: WriteOp) -> StoreResult<WriteOutcome> {
     validate_object_name(obj)?;
     op.validate()?;
+    if op.calls_a_class() {
+        return Err(no_classes());
+    }
     if adds_data(&op) {
         check_room(inner)?;
     }
@@ -448,5 +459,8 @@ pub(crate) fn write(inner: &Inner, obj: &ObjectId, op: WriteOp) -> StoreResult<W
     for rel in superseded {
         files::remove_committed(inner, &rel);
     }
-    Ok(WriteOutcome { version })
+    Ok(WriteOutcome {
+        version,
+        pool: None,
+    })
 }

@@ -34,6 +34,8 @@ impl Drop for Cluster {
 pub(crate) struct IoCtx {
     pub(crate) raw: ffi::rados_ioctx_t,
     pub(crate) max_object_size: u64,
+    /// The pool's id, told with each write (RADOS' `ioctx.get_id()`).
+    pub(crate) pool_id: i64,
     pub(crate) cluster: Arc<Cluster>,
 }
 
@@ -337,9 +339,12 @@ impl Inner {
         // SAFETY: `raw` was just created and is not shared yet, so changing its
         // namespace races with nothing; `namespace` is nul-terminated (copied).
         unsafe { ffi::rados_ioctx_set_namespace(raw, namespace.as_ptr()) };
+        // SAFETY: `raw` is a live ioctx; reading its pool id changes nothing.
+        let pool_id = unsafe { ffi::rados_ioctx_get_id(raw) };
         Ok(IoCtx {
             raw,
             max_object_size: self.opts.max_object_size,
+            pool_id,
             cluster: self.cluster.clone(),
         })
     }

@@ -90,6 +90,7 @@ unsafe extern "C" {
         io: *mut rados_ioctx_t,
     ) -> c_int;
     pub fn rados_ioctx_destroy(io: rados_ioctx_t);
+    pub fn rados_ioctx_get_id(io: rados_ioctx_t) -> i64;
     pub fn rados_ioctx_set_namespace(io: rados_ioctx_t, nspace: *const c_char);
     pub fn rados_ioctx_locator_set_key(io: rados_ioctx_t, key: *const c_char);
 
@@ -145,6 +146,14 @@ unsafe extern "C" {
         keys_len: size_t,
     );
     pub fn rados_write_op_omap_clear(op: rados_write_op_t);
+    pub fn rados_write_op_exec(
+        op: rados_write_op_t,
+        cls: *const c_char,
+        method: *const c_char,
+        in_buf: *const c_char,
+        in_len: size_t,
+        prval: *mut c_int,
+    );
     pub fn rados_aio_write_op_operate(
         op: rados_write_op_t,
         io: rados_ioctx_t,

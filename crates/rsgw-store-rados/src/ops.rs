@@ -55,7 +55,7 @@ impl<'a> KeyArrays<'a> {
 }
 
 /// An owned, non-null `rados_write_op_t`, released when the operation is over.
-struct WriteState(ffi::rados_write_op_t);
+struct WriteState(ffi::rados_write_op_t, i64);
 
 // SAFETY: a write op handle is plain heap data, not tied to a thread; it moves
 // to librados' completion thread only to be released there, and is only ever
@@ -77,20 +77,23 @@ impl OpState for WriteState {
         if ret < 0 {
             return Err(op_error(ret, max));
         }
-        Ok(WriteOutcome { version })
+        Ok(WriteOutcome {
+            version,
+            pool: Some(self.1),
+        })
     }
 }
 
 impl WriteState {
     /// Adds every guard and action; librados copies the data it is given
     /// (into its own buffers) during each call, so no pointer outlives it.
-    fn build(op: &WriteOp, max_object_size: u64) -> StoreResult<Self> {
+    fn build(op: &WriteOp, max_object_size: u64, pool: i64) -> StoreResult<Self> {
         // SAFETY: takes no arguments; the handle is checked before any use.
         let h = unsafe { ffi::rados_create_write_op() };
         if h.is_null() {
             return Err(StoreError::Io("librados cannot allocate a write op".into()));
         }
-        let state = WriteState(h);
+        let state = WriteState(h, pool);
         let too_large = |end: u64| {
             if end > max_object_size {
                 Err(StoreError::TooLarge {
@@ -200,6 +203,28 @@ impl WriteState {
                 WriteAction::OmapSetHeader(header) => set_xattr(&state, OMAP_HEADER_XATTR, header)?,
                 // SAFETY: `h` is a live write op owned by `state`, not yet submitted.
                 WriteAction::Remove => unsafe { ffi::rados_write_op_remove(h) },
+                WriteAction::Exec {
+                    class,
+                    method,
+                    input,
+                } => {
+                    let class = cstring("object class", class)?;
+                    let method = cstring("object class method", method)?;
+                    // SAFETY: `h` is live and unsubmitted; `class` and `method` are
+                    // nul-terminated CStrings and `input` has `input.len()` bytes, all
+                    // copied by librados during the call; a null return-value slot is
+                    // allowed (the method's error fails the whole operation).
+                    unsafe {
+                        ffi::rados_write_op_exec(
+                            h,
+                            class.as_ptr(),
+                            method.as_ptr(),
+                            input.as_ptr().cast(),
+                            input.len(),
+                            std::ptr::null_mut(),
+                        );
+                    }
+                }
             }
         }
         Ok(state)
@@ -233,7 +258,7 @@ pub(crate) fn submit_write<W>(
     validate_object_name(obj)?;
     op.validate()?;
     let oid = cstring("object name", &obj.name)?;
-    let state = WriteState::build(op, io.max_object_size)?;
+    let state = WriteState::build(op, io.max_object_size, io.pool_id)?;
     let (handle, io_raw) = (state.0, io.raw);
     let (tx, waiter) = reply();
     launch(

@@ -63,7 +63,7 @@ macro_rules! conformance_tests {
             xattrs_roundtrip, omap_basics, omap_listing_10k, guards,
             failed_guard_changes_nothing, compound_read_is_consistent, remove_clears_everything,
             concurrent_cas_counter, concurrent_appends, concurrent_writers_one_object,
-            object_listing, locator_is_identity, blocking_forms, notify_reaches_every_watch, dropped_watch_is_gone,
+            object_listing, locator_is_identity, object_class_calls, blocking_forms, notify_reaches_every_watch, dropped_watch_is_gone,
             notify_without_watchers);
     };
     (@each $make:expr; $($name:ident),* $(,)?) => {
@@ -990,6 +990,57 @@ pub async fn locator_is_identity(fx: &Fixture) {
         fx.store.write(&bad, WriteOp::new().create()).await,
         Err(StoreError::InvalidArgument(_))
     ));
+}
+
+/// An object class call runs inside the atomic operation on a store with
+/// object classes (RADOS' `hello.record_hello`, which writes "Hello, <in>!"
+/// to an object that does not exist yet and fails with EEXIST on one that
+/// does): its failure fails the whole operation. A store without object
+/// classes (the embedded backend) refuses the call and changes nothing.
+pub async fn object_class_calls(fx: &Fixture) {
+    let obj = fx.obj("hello");
+    let call = || WriteOp::new().exec("hello", "record_hello", "rsgw");
+    if fx.store.backend() != "rados" {
+        let err = fx
+            .store
+            .write(&obj, call().set_xattr("k", "v"))
+            .await
+            .expect_err("no object classes here");
+        assert!(matches!(err, StoreError::InvalidArgument(_)), "{err:?}");
+        assert_eq!(stat(fx, &obj).await, Err(StoreError::NotFound));
+        return;
+    }
+    let out = fx.store.write(&obj, call()).await.expect("record_hello");
+    assert_eq!(read_all(fx, &obj).await, Bytes::from("Hello, rsgw!"));
+    // the version a call's write leaves, and the pool's id, are told
+    assert_eq!(stat(fx, &obj).await.expect("stat").version, out.version);
+    assert!(out.version > 0 && out.pool.is_some(), "{out:?}");
+    let err = fx
+        .store
+        .write(
+            &obj,
+            WriteOp::new()
+                .set_xattr("k", "v")
+                .exec("hello", "record_hello", "again"),
+        )
+        .await
+        .expect_err("the object exists");
+    assert_eq!(err, StoreError::Exists);
+    let r = fx
+        .store
+        .read(&obj, ReadOp::new().xattrs())
+        .await
+        .expect("read xattrs");
+    assert!(!r.xattrs.unwrap_or_default().contains_key("k"));
+    assert!(
+        fx.store
+            .write(
+                &fx.obj("none"),
+                WriteOp::new().exec("no-such-class", "m", "")
+            )
+            .await
+            .is_err()
+    );
 }
 
 /// The blocking forms do what the async ones do, from a plain thread.

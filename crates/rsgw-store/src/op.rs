@@ -91,6 +91,20 @@ pub enum WriteAction {
     OmapSetHeader(Bytes),
     /// Removes the object with its xattrs and omap (it must exist).
     Remove,
+    /// Calls `method` of RADOS object class `class` on the object with
+    /// `input` (`rados_write_op_exec`), within the same atomic operation:
+    /// how radosgw changes its bucket index (`rgw.bucket_prepare_op`...).
+    /// The class's error fails the whole operation. Only a store backed
+    /// by RADOS has object classes: the embedded backend refuses it with
+    /// [`StoreError::InvalidArgument`].
+    Exec {
+        /// The object class (`rgw`).
+        class: String,
+        /// Its method.
+        method: String,
+        /// The method's input, encoded as the class expects.
+        input: Bytes,
+    },
 }
 
 /// An atomic compound write: guards, then actions, all or nothing.
@@ -193,6 +207,25 @@ impl WriteOp {
     pub fn remove(self) -> Self {
         self.action(WriteAction::Remove)
     }
+    /// Calls an object class's method ([`WriteAction::Exec`]).
+    pub fn exec(
+        self,
+        class: impl Into<String>,
+        method: impl Into<String>,
+        input: impl Into<Bytes>,
+    ) -> Self {
+        self.action(WriteAction::Exec {
+            class: class.into(),
+            method: method.into(),
+            input: input.into(),
+        })
+    }
+    /// Whether the operation calls an object class.
+    pub fn calls_a_class(&self) -> bool {
+        self.actions
+            .iter()
+            .any(|a| matches!(a, WriteAction::Exec { .. }))
+    }
 }
 
 impl WriteOp {
@@ -231,6 +264,9 @@ impl WriteOp {
 pub struct WriteOutcome {
     /// The object's version after the write.
     pub version: u64,
+    /// The id of the pool holding the object, where the store numbers its
+    /// pools (RADOS); `None` on the embedded backend.
+    pub pool: Option<i64>,
 }
 
 /// The most entries one omap read returns, whatever `max` asks for: RADOS

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::encoding::{Decoder, Header, Result};
+use crate::encoding::{Decoder, Encoder, Header, Result};
 use crate::user::UserId;
 
 /// `RGW_PERM_READ`.
@@ -146,6 +146,31 @@ fn decode_grant(d: &mut Decoder<'_>) -> Result<Grant> {
 }
 
 /// `ACLGrant_S3::uri_to_group`: the group a (version 1) grant's URI names.
+fn encode_grant(e: &mut Encoder, g: &Grant) {
+    let (kind, id, email, group) = match &g.grantee {
+        Grantee::User(u) => (0, u.to_str(), String::new(), 0),
+        Grantee::Email(m) => (1, String::new(), m.clone(), 0),
+        Grantee::Group(n) => (2, String::new(), String::new(), *n),
+        Grantee::Referer(_) => (4, String::new(), String::new(), 0),
+        Grantee::Unknown(k) => (*k, String::new(), String::new(), 0),
+    };
+    let url_spec = match &g.grantee {
+        Grantee::Referer(u) => u.as_str(),
+        _ => "",
+    };
+    e.block(5, 3, |e| {
+        e.block(2, 2, |e| {
+            e.u32(kind);
+        });
+        // radosgw writes no URI: a group is its number
+        e.string(&id).string("").string(&email);
+        e.block(2, 2, |e| {
+            e.i32(g.permission as i32);
+        });
+        e.string(&g.name).u32(group).string(url_spec);
+    });
+}
+
 fn group_of_uri(uri: &str) -> u32 {
     match uri {
         "http://acs.amazonaws.com/groups/global/AllUsers" => 1,
@@ -155,6 +180,65 @@ fn group_of_uri(uri: &str) -> u32 {
 }
 
 impl Policy {
+    /// The `user.rgw.acl` xattr's value, as radosgw 16.2 encodes it, with
+    /// radosgw's indexes of the grants (permissions by user and by group)
+    /// built from them. Grants are kept in radosgw's `grant_map` order:
+    /// by grantee id (empty for groups), then as given.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut by_user: std::collections::BTreeMap<String, u32> = Default::default();
+        let mut by_group: std::collections::BTreeMap<u32, u32> = Default::default();
+        let mut keyed: Vec<(String, &Grant)> = Vec::new();
+        let mut referers = Vec::new();
+        for g in &self.grants {
+            match &g.grantee {
+                Grantee::Referer(url) => {
+                    referers.push((url, g.permission));
+                    if url == "*" {
+                        *by_group.entry(1).or_default() |= g.permission;
+                    }
+                    continue;
+                }
+                Grantee::Group(n) => *by_group.entry(*n).or_default() |= g.permission,
+                Grantee::User(u) => *by_user.entry(u.to_str()).or_default() |= g.permission,
+                Grantee::Email(_) | Grantee::Unknown(_) => {
+                    *by_user.entry(String::new()).or_default() |= g.permission;
+                }
+            }
+            let key = match &g.grantee {
+                Grantee::User(u) => u.to_str(),
+                _ => String::new(),
+            };
+            keyed.push((key, g));
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut e = Encoder::new();
+        e.block(2, 2, |e| {
+            e.block(3, 2, |e| {
+                e.string(&self.owner.to_str())
+                    .string(&self.owner_display_name);
+            });
+            e.block(4, 3, |e| {
+                e.bool(true);
+                e.seq(by_user.iter(), |e, (id, perm)| {
+                    e.string(id).i32(*perm as i32);
+                });
+                e.seq(keyed.iter(), |e, (key, g)| {
+                    e.string(key);
+                    encode_grant(e, g);
+                });
+                e.seq(by_group.iter(), |e, (group, perm)| {
+                    e.u32(*group).i32(*perm as i32);
+                });
+                e.seq(referers.iter(), |e, (url, perm)| {
+                    e.block(1, 1, |e| {
+                        e.string(url).u32(*perm);
+                    });
+                });
+            });
+        });
+        e.into_bytes()
+    }
+
     /// The permission bits `uid` gets from grants to it by id (e-mail
     /// grants were resolved to ids when radosgw stored them).
     pub fn user_permission(&self, uid: &UserId) -> u32 {

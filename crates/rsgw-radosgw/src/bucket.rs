@@ -20,7 +20,7 @@ use std::time::SystemTime;
 use serde_json::{Value, json};
 
 use crate::dump::{bool_str, utime};
-use crate::encoding::{DecodeError, Decoder, Header, Result};
+use crate::encoding::{DecodeError, Decoder, Encoder, Header, Result};
 use crate::user::{
     PlacementRule, QuotaInfo, UserId, decode_placement_rule, decode_quota, decode_user_id,
     quota_json,
@@ -152,6 +152,26 @@ pub fn decode_bucket(d: &mut Decoder<'_>) -> Result<Bucket> {
 
 /// Decodes an `rgw_pool` block (version 10; older ones are an old
 /// `rgw_bucket`'s first field).
+/// Writes an `rgw_bucket` block as radosgw 16.2 does (version 10).
+pub fn encode_bucket(e: &mut Encoder, b: &Bucket) {
+    e.block(10, 10, |e| {
+        e.string(&b.name)
+            .string(&b.marker)
+            .string(&b.bucket_id)
+            .string(&b.tenant);
+        let p = &b.explicit_placement;
+        let explicit = !p.data_pool.name.is_empty();
+        e.bool(explicit);
+        if explicit {
+            for pool in [&p.data_pool, &p.data_extra_pool, &p.index_pool] {
+                e.block(10, 10, |e| {
+                    e.string(&pool.name).string(&pool.ns);
+                });
+            }
+        }
+    });
+}
+
 pub(crate) fn decode_pool(d: &mut Decoder<'_>) -> Result<Pool> {
     d.block("rgw_pool", Header::legacy(10, 3, 3), |d, v| {
         Ok(Pool {

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 use serde_json::{Value, json};
 
 use crate::dump::{bool_str, rounded_kb, utime};
-use crate::encoding::{DecodeError, Decoder, Header, Result};
+use crate::encoding::{DecodeError, Decoder, Encoder, Header, Result};
 
 /// `RGW_SHARDS_PRIME_0` and `_1`: the shard hash is taken modulo one of
 /// these before the shard count (the first up to its own size).
@@ -303,6 +303,43 @@ fn decode_entry_meta(d: &mut Decoder<'_>) -> Result<EntryMeta> {
             Ok(m)
         },
     )
+}
+
+impl EntryMeta {
+    /// The metadata of no object: what radosgw sends with a removal or a
+    /// cancelled change (category `None`, every field empty).
+    pub fn empty() -> Self {
+        EntryMeta {
+            category: Category::None,
+            size: 0,
+            mtime: SystemTime::UNIX_EPOCH,
+            etag: String::new(),
+            owner: String::new(),
+            owner_display_name: String::new(),
+            content_type: String::new(),
+            accounted_size: 0,
+            user_data: String::new(),
+            storage_class: String::new(),
+            appendable: false,
+        }
+    }
+
+    /// Writes the block as radosgw 16.2 does (version 7).
+    pub fn encode(&self, e: &mut Encoder) {
+        e.block(7, 3, |e| {
+            e.u8(self.category.number())
+                .u64(self.size)
+                .time(self.mtime)
+                .string(&self.etag)
+                .string(&self.owner)
+                .string(&self.owner_display_name)
+                .string(&self.content_type)
+                .u64(self.accounted_size)
+                .string(&self.user_data)
+                .string(&self.storage_class)
+                .bool(self.appendable);
+        });
+    }
 }
 
 fn decode_pending(d: &mut Decoder<'_>) -> Result<Pending> {

@@ -18,6 +18,8 @@
 //! - [`manifest`]: where an object's bytes are (the head's
 //!   `user.rgw.manifest`), walked into the RADOS objects holding them;
 //! - [`acl`]: bucket and object ACLs (`user.rgw.acl`);
+//! - [`cls`]: the `rgw` object class's calls rsgw makes to write as
+//!   radosgw writes (an index entry's prepare and complete steps);
 //! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
 //! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
 //! - [`notify`]: radosgw's cache notifications on the zone's control
@@ -37,6 +39,7 @@
 pub mod acl;
 pub mod bucket;
 pub mod cache;
+pub mod cls;
 pub mod cors;
 pub mod dump;
 pub mod encoding;

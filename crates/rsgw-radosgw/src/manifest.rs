@@ -13,8 +13,8 @@
 
 use serde_json::{Value, json};
 
-use crate::bucket::{Bucket, decode_bucket};
-use crate::encoding::{DecodeError, Decoder, Header, Result};
+use crate::bucket::{Bucket, decode_bucket, encode_bucket};
+use crate::encoding::{DecodeError, Decoder, Encoder, Header, Result};
 
 /// An object's location (`rgw_obj`): bucket and key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -140,6 +140,10 @@ pub struct Manifest {
     pub tail_bucket: Option<Bucket>,
     /// The tails' instance.
     pub tail_instance: String,
+    /// The head's placement rule (version 7; empty before).
+    pub head_placement_rule: String,
+    /// The tails' placement rule (version 7; empty before).
+    pub tail_placement_rule: String,
 }
 
 /// Decodes a `user.rgw.manifest` xattr's value; every byte must belong to
@@ -197,10 +201,14 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
             if v >= 5 && (v < 6 || d.bool("RGWObjManifest.tail_instance")?) {
                 tail_instance = d.string("RGWObjManifest.tail_instance")?;
             }
-            if v >= 7 {
-                d.string("RGWObjManifest.head_placement_rule")?;
-                d.string("RGWObjManifest.tail_placement_rule")?;
-            }
+            let (head_placement_rule, tail_placement_rule) = if v >= 7 {
+                (
+                    d.string("RGWObjManifest.head_placement_rule")?,
+                    d.string("RGWObjManifest.tail_placement_rule")?,
+                )
+            } else {
+                (String::new(), String::new())
+            };
             let mut explicit = explicit_objs.then_some(objs);
             // radosgw's fix for issue 16435: a copied old object's first
             // listed piece is the head
@@ -222,9 +230,92 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
                 rules,
                 tail_bucket,
                 tail_instance,
+                head_placement_rule,
+                tail_placement_rule,
             })
         })
     })
+}
+
+/// Writes an `rgw_obj` block as radosgw 16.2 does (version 6).
+pub fn encode_obj(e: &mut Encoder, obj: &Obj) {
+    e.block(6, 6, |e| {
+        encode_bucket(e, &obj.bucket);
+        e.string(&obj.ns).string(&obj.name).string(&obj.instance);
+    });
+}
+
+impl Manifest {
+    /// The manifest radosgw 16.2 writes for an object of `size` bytes put
+    /// whole (not multipart) as `head`: the first `stripe` bytes in the
+    /// head, the rest in stripes of `stripe` bytes named by `prefix`
+    /// (`<marker>__shadow_<prefix><n>`, from 1), under `placement_rule`.
+    pub fn plain(head: Obj, size: u64, stripe: u64, prefix: &str, placement_rule: &str) -> Self {
+        Manifest {
+            obj_size: size,
+            explicit: None,
+            head_size: size.min(stripe),
+            max_head_size: stripe,
+            prefix: prefix.to_string(),
+            rules: vec![(
+                0,
+                Rule {
+                    start_part_num: 0,
+                    start_ofs: stripe,
+                    part_size: 0,
+                    stripe_max_size: stripe,
+                    override_prefix: String::new(),
+                },
+            )],
+            tail_bucket: None,
+            tail_instance: head.instance.clone(),
+            head,
+            head_placement_rule: placement_rule.to_string(),
+            tail_placement_rule: placement_rule.to_string(),
+        }
+    }
+
+    /// The `user.rgw.manifest` xattr's value, as radosgw 16.2 encodes it
+    /// (version 7).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Encoder::new();
+        e.block(7, 6, |e| {
+            e.u64(self.obj_size);
+            let none = Vec::new();
+            let objs = self.explicit.as_ref().unwrap_or(&none);
+            e.seq(objs.iter(), |e, (ofs, part)| {
+                e.u64(*ofs).block(2, 2, |e| {
+                    encode_obj(e, &part.loc);
+                    e.u64(part.loc_ofs).u64(part.size);
+                });
+            });
+            e.bool(self.explicit.is_some());
+            encode_obj(e, &self.head);
+            e.u64(self.head_size).u64(self.max_head_size);
+            e.string(&self.prefix);
+            e.seq(self.rules.iter(), |e, (ofs, r)| {
+                e.u64(*ofs).block(2, 1, |e| {
+                    e.u32(r.start_part_num)
+                        .u64(r.start_ofs)
+                        .u64(r.part_size)
+                        .u64(r.stripe_max_size)
+                        .string(&r.override_prefix);
+                });
+            });
+            e.bool(self.tail_bucket.is_some());
+            if let Some(b) = &self.tail_bucket {
+                encode_bucket(e, b);
+            }
+            let own_instance = self.tail_instance != self.head.instance;
+            e.bool(own_instance);
+            if own_instance {
+                e.string(&self.tail_instance);
+            }
+            e.string(&self.head_placement_rule)
+                .string(&self.tail_placement_rule);
+        });
+        e.into_bytes()
+    }
 }
 
 /// One piece of an object: bytes `ofs..ofs + size` of the object are
@@ -470,6 +561,8 @@ mod tests {
             rules,
             tail_bucket: None,
             tail_instance: String::new(),
+            head_placement_rule: String::new(),
+            tail_placement_rule: String::new(),
         }
     }
 

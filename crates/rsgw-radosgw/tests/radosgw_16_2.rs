@@ -16,7 +16,11 @@
 //!   object of parts of 5 MiB, 5 MiB + 7 B and 1234 B (bucket marker
 //!   `6051d86e-5c49-4de9-9d49-7ee830f6404d.4162.1`), whose RADOS objects
 //!   `rados ls` listed as below; the `user.rgw.acl` of an object with
-//!   grants to a user, its owner and all users, and of `plain` (public-read).
+//!   grants to a user, its owner and all users, and of `plain` (public-read);
+//! - the `user.rgw.manifest` and `user.rgw.acl` of objects of 11 B and
+//!   0 B put whole with a private ACL (bucket marker
+//!   `63eba711-0979-4aac-a2c0-a617d184a821.4156.1`): what rsgw writes
+//!   must be these bytes.
 //!
 //! tests/gateway/test_radosgw_records.py checks many more on a live
 //! cluster; these keep the decoders honest without one.
@@ -25,7 +29,7 @@ use rsgw_radosgw::DecodeError;
 use rsgw_radosgw::acl::{Grantee, PERM_FULL_CONTROL, PERM_READ, PERM_READ_ACP, decode_policy};
 use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
 use rsgw_radosgw::index::{Category, decode_dir_entry, decode_dir_header};
-use rsgw_radosgw::manifest::decode_manifest;
+use rsgw_radosgw::manifest::{Manifest, decode_manifest};
 use rsgw_radosgw::user::{decode_link, decode_user_record};
 
 const USER: &[u8] = include_bytes!("data/user-dectest1.bin");
@@ -249,4 +253,60 @@ fn every_cut_of_a_real_bucket_record_is_refused() {
         longer.push(0);
         assert!(!decodes(&longer));
     }
+}
+
+#[test]
+fn records_rsgw_writes_are_the_bytes_radosgw_wrote() {
+    for bytes in [
+        &include_bytes!("data/manifest-small.bin")[..],
+        include_bytes!("data/manifest-empty.bin"),
+        include_bytes!("data/manifest-striped.bin"),
+        include_bytes!("data/manifest-multipart.bin"),
+    ] {
+        assert_eq!(decode_manifest(bytes).expect("decodes").encode(), bytes);
+    }
+    for bytes in [
+        &include_bytes!("data/entry-plain.bin")[..],
+        include_bytes!("data/entry-multi.bin"),
+    ] {
+        let mut e = rsgw_radosgw::encoding::Encoder::new();
+        decode_dir_entry(bytes)
+            .expect("decodes")
+            .meta
+            .encode(&mut e);
+        let meta = e.into_bytes();
+        assert!(
+            bytes.windows(meta.len()).any(|w| w == meta),
+            "meta of {bytes:?}"
+        );
+    }
+    for bytes in [
+        &include_bytes!("data/acl-object-private.bin")[..],
+        include_bytes!("data/acl-shared.bin"),
+        include_bytes!("data/acl-bucket-plain.bin"),
+    ] {
+        assert_eq!(decode_policy(bytes).expect("decodes").encode(), bytes);
+    }
+}
+
+#[test]
+fn a_new_objects_manifest_is_the_one_radosgw_makes() {
+    let real = decode_manifest(include_bytes!("data/manifest-small.bin")).expect("decodes");
+    let made = Manifest::plain(
+        real.head.clone(),
+        11,
+        4 << 20,
+        &real.prefix,
+        "default-placement",
+    );
+    assert_eq!(made, real);
+    let striped = decode_manifest(include_bytes!("data/manifest-striped.bin")).expect("decodes");
+    let made = Manifest::plain(
+        striped.head.clone(),
+        striped.obj_size,
+        4 << 20,
+        &striped.prefix,
+        "default-placement",
+    );
+    assert_eq!(made, striped);
 }

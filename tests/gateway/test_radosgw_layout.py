@@ -18,10 +18,10 @@ the same request:
 - least privilege: a cephx key that may only read the zone's pools (and
   watch its control objects) serves all of the above; without the watch
   rsgw refuses to start, naming what the key lacks;
-- what rsgw does not serve: every write answered `501 NotImplemented`
-  (nothing written: radosgw still reads the same objects, and rsgw's own
-  layout's pools were not made), a versioned bucket refused with an error
-  naming why.
+- what rsgw does not serve: every write but PutObject, CopyObject,
+  DeleteObject and DeleteObjects (test_radosgw_writes.py) answered `501 NotImplemented` (nothing written:
+  radosgw still reads the same objects, and rsgw's own layout's pools were
+  not made), a versioned bucket refused with an error naming why.
 """
 import json
 import os
@@ -277,12 +277,14 @@ def test_cors_preflights_are_radosgws(served):
 
 
 def test_writes_are_refused_and_nothing_is_written(served):
-    """Every write is `501 NotImplemented` naming the layout; radosgw still
-    serves the same bytes, and rsgw made no pool."""
+    """Every write but PutObject, CopyObject, DeleteObject and DeleteObjects
+    is `501 NotImplemented`
+    naming the layout; radosgw still serves the same bytes, and rsgw made
+    no pool."""
     bucket = served["names"]["objects"]
     ours = served["rsgw"]
-    for call in (lambda: ours.put_object(Bucket=bucket, Key="new", Body=b"x"),
-                 lambda: ours.delete_object(Bucket=bucket, Key="one-kib"),
+    for call in (lambda: ours.put_object_acl(Bucket=bucket, Key="one-kib", ACL="public-read"),
+                 lambda: ours.put_bucket_policy(Bucket=bucket, Policy="{}"),
                  lambda: ours.create_bucket(Bucket=f"new-{uuid.uuid4().hex[:6]}"),
                  lambda: ours.put_bucket_acl(Bucket=bucket, ACL="public-read"),
                  lambda: ours.create_multipart_upload(Bucket=bucket, Key="mp"),
@@ -413,8 +415,9 @@ def ceph_cli(*args):
 def test_a_key_that_only_reads_radosgws_pools_serves(served, tmp_path):
     """The cephx caps deploy.md gives a gateway on radosgw's layout: read on
     the zone's pools, read and write (the watch) on its control pool. rsgw
-    serves radosgw's objects with them; with read alone on the control
-    pool it refuses to start and names what the key lacks."""
+    serves radosgw's objects with them (a PUT is refused by the cluster,
+    `503`); with read alone on the control pool it refuses to start and
+    names what the key lacks."""
     zone = admin("zone", "get")
     pool = lambda spec: spec.split(":")[0]
     placement = zone["placement_pools"][0]["val"]
@@ -438,6 +441,13 @@ def test_a_key_that_only_reads_radosgws_pools_serves(served, tmp_path):
             assert [o["Key"] for o in ours.list_objects_v2(Bucket=bucket, Prefix="dir/")["Contents"]] == \
                 ["dir/a", "dir/b", "dir/sub/c"]
             assert gw.metric("rsgw_metadata_watch_up") == 1
+            # a write is refused by the cluster (deploy.md), nothing written
+            with pytest.raises(ClientError) as e:
+                ours.put_object(Bucket=bucket, Key="by-a-reader", Body=b"x")
+            assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 503, e.value.response
+            with pytest.raises(ClientError) as e:
+                served["radosgw"].head_object(Bucket=bucket, Key="by-a-reader")
+            assert e.value.response["Error"]["Code"] == "404"
         finally:
             gw.stop()
         ceph_cli("auth", "caps", entity, *caps("r"))

@@ -28,7 +28,10 @@
 //!   own cache keeps them, dropped when those notifications name them;
 //! - [`zone`]: the layer above the records, the only one doing I/O: a
 //!   zone's users, buckets, listings and objects read through rsgw's
-//!   [`Store`](rsgw_store::Store) and decoded by the modules above.
+//!   [`Store`](rsgw_store::Store) and decoded by the modules above;
+//! - [`writes`]: beside it, what rsgw writes into a zone as radosgw
+//!   writes it: objects put whole and removed, with radosgw's index
+//!   protocol ([`cls`]).
 //!
 //! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
 //! panic: counts are checked against the bytes left before anything is
@@ -47,6 +50,7 @@ pub mod index;
 pub mod manifest;
 pub mod notify;
 pub mod user;
+pub mod writes;
 pub mod zone;
 pub mod zone_params;
 

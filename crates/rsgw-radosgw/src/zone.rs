@@ -41,16 +41,16 @@ use crate::zone_params::{
 };
 
 /// The placement target of a bucket whose record names none.
-const DEFAULT_PLACEMENT: &str = "default-placement";
+pub(crate) const DEFAULT_PLACEMENT: &str = "default-placement";
 
 /// Xattrs of a head object, as radosgw names them.
-const ATTR_MANIFEST: &str = "user.rgw.manifest";
-const ATTR_ACL: &str = "user.rgw.acl";
+pub(crate) const ATTR_MANIFEST: &str = "user.rgw.manifest";
+pub(crate) const ATTR_ACL: &str = "user.rgw.acl";
 const ATTR_POLICY: &str = "user.rgw.iam-policy";
 const ATTR_CORS: &str = "user.rgw.cors";
-const ATTR_ETAG: &str = "user.rgw.etag";
+pub(crate) const ATTR_ETAG: &str = "user.rgw.etag";
 /// Stored headers a GET answers with: radosgw's xattr, and the header.
-const ATTR_HEADERS: [(&str, &str); 6] = [
+pub(crate) const ATTR_HEADERS: [(&str, &str); 6] = [
     ("user.rgw.content_type", "content-type"),
     ("user.rgw.content_encoding", "content-encoding"),
     ("user.rgw.content_disposition", "content-disposition"),
@@ -58,7 +58,7 @@ const ATTR_HEADERS: [(&str, &str); 6] = [
     ("user.rgw.cache_control", "cache-control"),
     ("user.rgw.expires", "expires"),
 ];
-const ATTR_META_PREFIX: &str = "user.rgw.x-amz-meta-";
+pub(crate) const ATTR_META_PREFIX: &str = "user.rgw.x-amz-meta-";
 /// Xattrs whose presence makes the stored bytes other than the object's:
 /// compression, server-side encryption, a versioned key's OLH.
 const ATTRS_REFUSED: [(&str, &str); 3] = [
@@ -200,7 +200,7 @@ pub struct Zone {
 }
 
 /// An object of `pool` (and its namespace).
-fn in_pool(pool: &Pool, name: impl Into<String>) -> ObjectId {
+pub(crate) fn in_pool(pool: &Pool, name: impl Into<String>) -> ObjectId {
     ObjectId::in_namespace(&pool.name, &pool.ns, name)
 }
 
@@ -295,6 +295,11 @@ impl Zone {
             store,
             ..self.clone()
         }
+    }
+
+    /// The store the zone is read and written through.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
     }
 
     /// The same zone reading its metadata records through `cache`, which
@@ -586,7 +591,7 @@ impl Zone {
         }
     }
 
-    fn head_id(bucket: &ZoneBucket, key: &str) -> ObjectId {
+    pub(crate) fn head_id(bucket: &ZoneBucket, key: &str) -> ObjectId {
         let obj = Obj {
             bucket: bucket.info.bucket.clone(),
             ns: String::new(),

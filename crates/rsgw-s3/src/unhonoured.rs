@@ -6,8 +6,8 @@
 //! class) that would not be
 //! true, so the answer is an error naming the header, never a silent 200.
 //! And DELETE on a bucket subresource S3 has no delete for, which s3s would
-//! route to DeleteBucket. And, on radosgw's layout (served read-only),
-//! every operation but the reads it serves ([`refuse_on_radosgw`]).
+//! route to DeleteBucket. And, on radosgw's layout, every operation but
+//! the ones it serves ([`refuse_on_radosgw`]).
 
 use s3s::{S3Result, s3_error};
 
@@ -89,8 +89,10 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 }
 
 /// The operations a gateway on radosgw's layout serves: reads of buckets,
-/// listings and objects, from radosgw's records.
-const RADOSGW_READS: &[S3Op] = &[
+/// listings and objects from radosgw's records, and objects put whole
+/// (CopyObject too: a read and a put) and removed (one or many at a time)
+/// as radosgw writes them.
+const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::ListBuckets,
     S3Op::HeadBucket,
     S3Op::GetBucketLocation,
@@ -105,18 +107,22 @@ const RADOSGW_READS: &[S3Op] = &[
     S3Op::GetObject,
     S3Op::GetObjectAcl,
     S3Op::HeadObject,
+    S3Op::PutObject,
+    S3Op::CopyObject,
+    S3Op::DeleteObject,
+    S3Op::DeleteObjects,
 ];
 
-/// On radosgw's layout, refuses every operation but [`RADOSGW_READS`]
-/// with `501 NotImplemented`, before anything runs: this gateway reads
-/// what radosgw wrote and writes nothing of radosgw's yet.
+/// On radosgw's layout, refuses every operation but [`RADOSGW_SERVED`]
+/// with `501 NotImplemented`, before anything runs: of radosgw's records
+/// this gateway writes only objects, put whole or removed.
 pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
-    if RADOSGW_READS.contains(&op) {
+    if RADOSGW_SERVED.contains(&op) {
         return Ok(());
     }
     Err(s3_error!(
         NotImplemented,
-        "this gateway serves radosgw's layout read-only: {} is not served (send it to radosgw)",
+        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject and DeleteObjects: {} is not served (send it to radosgw)",
         op.name()
     ))
 }

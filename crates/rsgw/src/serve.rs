@@ -7,7 +7,6 @@ use std::time::Duration;
 use clap::Args;
 use rsgw_config::{Config, Layout, PoolMode};
 use rsgw_gateway::{Gateway, LcPass};
-use rsgw_store::adapters::BlockingCalls;
 
 use crate::central::{self, Central};
 use crate::instances;
@@ -143,7 +142,7 @@ fn serve(cfg: Config, central: Option<Central>) -> Result<(), Box<dyn std::error
         }
         let handler_gw = match mode {
             PoolMode::Async => gw,
-            PoolMode::Blocking => gw.with_store(Arc::new(BlockingCalls(gw.store().clone()))),
+            PoolMode::Blocking => gw.with_blocking_calls(),
         };
         Ok(rsgw_s3::service(
             handler_gw,

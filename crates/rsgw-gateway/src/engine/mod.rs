@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use rsgw_radosgw::zone::Zone;
 use rsgw_store::Store;
+use rsgw_store::adapters::BlockingCalls;
 
 use crate::cache::coherence::Caches;
 use crate::cache::limiter::Limiter;
@@ -86,12 +87,15 @@ impl Engine {
         }
     }
 
-    /// The same engine (options, caches, queues) reaching the store
-    /// through `store`.
-    pub(crate) fn with_store(&self, store: Arc<dyn Store>) -> Self {
+    /// The same engine (options, caches, queues) whose store calls, its
+    /// own and its zone's, block their thread ([`BlockingCalls`]).
+    pub(crate) fn with_blocking_calls(&self) -> Self {
         Engine {
-            zone: self.zone.as_ref().map(|z| z.with_store(store.clone())),
-            store,
+            zone: self
+                .zone
+                .as_ref()
+                .map(|z| z.with_store(Arc::new(BlockingCalls(z.store().clone())))),
+            store: Arc::new(BlockingCalls(self.store.clone())),
             ..self.clone()
         }
     }

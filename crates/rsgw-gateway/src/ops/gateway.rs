@@ -47,32 +47,35 @@ impl Gateway {
         }
     }
 
-    /// A gateway serving what radosgw wrote in `zone`, read-only: the
-    /// store beneath is wrapped so that it refuses every write (a guard:
-    /// the S3 layer refuses writing operations first, see
+    /// A gateway serving radosgw's layout in `zone`: the zone, opened on
+    /// `store`, is the only writer into radosgw's pools (objects put and
+    /// removed as radosgw writes them, `rsgw_radosgw::writes`); the store
+    /// under the gateway's own paths is wrapped so that it refuses every
+    /// write, a guard for paths that would write rsgw's layout (the S3
+    /// layer refuses the operations this layout does not serve first, see
     /// [`Gateway::serves_radosgw`]). Needs no [`Gateway::init`], nor the
     /// workers, which keep rsgw's own layout. radosgw's metadata records
     /// are cached as radosgw caches them, coherent while
     /// [`Gateway::watch_metadata`] watches the zone's control objects.
     pub fn serving_radosgw(store: Arc<dyn Store>, zone: Zone, opts: GatewayOptions) -> Self {
-        let store: Arc<dyn Store> = Arc::new(ReadOnly(store));
+        let guarded: Arc<dyn Store> = Arc::new(ReadOnly(store));
         let cache = Arc::new(RecordCache::new(opts.metadata_cache_ttl));
-        let mut engine = Engine::new(store.clone(), opts);
-        engine.zone = Some(zone.with_store(store).with_cache(cache));
+        let mut engine = Engine::new(guarded, opts);
+        engine.zone = Some(zone.with_cache(cache));
         Gateway { engine }
     }
 
-    /// Whether this gateway serves radosgw's layout (read-only) rather
-    /// than rsgw's own.
+    /// Whether this gateway serves radosgw's layout rather than rsgw's
+    /// own.
     pub fn serves_radosgw(&self) -> bool {
         self.engine.zone.is_some()
     }
 
-    /// The same gateway (options, caches) reaching the store through
-    /// `store`: the blocking pool mode's view, whose store calls block.
-    pub fn with_store(&self, store: Arc<dyn Store>) -> Self {
+    /// The same gateway (options, caches) whose store calls, its own and
+    /// its zone's, block their thread: the blocking pool mode's view.
+    pub fn with_blocking_calls(&self) -> Self {
         Gateway {
-            engine: self.engine.with_store(store),
+            engine: self.engine.with_blocking_calls(),
         }
     }
 

@@ -120,7 +120,7 @@ fn website_of(w: &ZoneWebsite) -> WebsiteConfig {
 }
 
 /// A bucket radosgw keeps, as the gateway's record of it.
-fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<BucketInfo> {
+pub(crate) fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<BucketInfo> {
     let policy = match &b.policy {
         Some(text) => Some(BucketPolicy::parse(text, name).map_err(|e| {
             GatewayError::Corrupt(format!("bucket {name}'s policy (radosgw's): {e}"))

@@ -33,6 +33,10 @@ impl Gateway {
         key: &str,
     ) -> GatewayResult<Deleted> {
         validate_key(key)?;
+        if let Some(zone) = self.zone() {
+            self.zone_delete_object(zone, rq, bucket, key).await?;
+            return Ok(Deleted::default());
+        }
         let info = self.bucket_info_fresh(bucket).await?;
         if info.versioning.is_some() {
             return self.put_delete_marker(rq, &info, key, |_| true).await;
@@ -120,6 +124,12 @@ impl Gateway {
     ) -> GatewayResult<Deleted> {
         validate_key(key)?;
         check_version_id(v)?;
+        if self.zone().is_some() {
+            return Err(GatewayError::NotConfigured(
+                "deleting a version on radosgw's layout: not written by this gateway (send it to radosgw)"
+                    .into(),
+            ));
+        }
         let info = self.bucket_info_fresh(bucket).await?;
         let done = |marker: bool| Deleted {
             version_id: Some(v.to_string()),

@@ -26,6 +26,11 @@ impl Gateway {
         mut params: PutParams,
         body: BodyStream,
     ) -> GatewayResult<PutResult> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_put_object(zone, rq, bucket, key, params, body)
+                .await;
+        }
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         authorize(

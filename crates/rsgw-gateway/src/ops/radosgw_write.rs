@@ -1,0 +1,280 @@
+//! Writing radosgw's layout: PutObject and DeleteObject of buckets
+//! radosgw keeps, written through the zone (`rsgw_radosgw::writes`) as
+//! radosgw writes them, so that radosgw, radosgw-admin and rsgw read them
+//! alike. Authorization is the gateway's one decision (`rules::authz`)
+//! over the bucket as radosgw keeps it; the body is checked as every PUT's
+//! (length, Content-MD5, checksums) before the head makes it visible.
+//!
+//! What radosgw's layout would keep otherwise than rsgw's is refused with
+//! `501 NotImplemented` rather than dropped: object tags, encryption,
+//! object lock, conditional writes.
+
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use md5::{Digest, Md5};
+use rsgw_radosgw::acl::{
+    Grant as ZoneGrant, Grantee as ZoneGrantee, PERM_FULL_CONTROL, PERM_READ, PERM_READ_ACP,
+    PERM_WRITE, PERM_WRITE_ACP, Policy,
+};
+use rsgw_radosgw::user::UserId;
+use rsgw_radosgw::writes::{NewObject, STRIPE};
+use rsgw_radosgw::zone::{Zone, ZoneBucket};
+
+use crate::model::acl::{Acl, CannedAcl, Grantee, Permission};
+use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::ids::now_secs;
+use crate::model::object::ObjectMeta;
+use crate::model::params::{BodyStream, PutParams, PutResult};
+use crate::ops::gateway::Gateway;
+use crate::ops::radosgw::bucket_info_of;
+use crate::rules::authz::{Access, Requester, Target, authorize, writer};
+use crate::rules::names::validate_key;
+
+/// The permission bits radosgw keeps for one of the gateway's.
+fn perm_bits(p: Permission) -> u32 {
+    match p {
+        Permission::Read => PERM_READ,
+        Permission::Write => PERM_WRITE,
+        Permission::ReadAcp => PERM_READ_ACP,
+        Permission::WriteAcp => PERM_WRITE_ACP,
+        Permission::FullControl => PERM_FULL_CONTROL,
+    }
+}
+
+/// A user as a grantee, with the display name radosgw keeps beside it.
+async fn user_grant(zone: &Zone, uid: &str, permission: u32) -> ZoneGrant {
+    let name = match zone.user(uid).await {
+        Ok(u) => u.info.display_name,
+        Err(_) => String::new(),
+    };
+    ZoneGrant {
+        grantee: ZoneGrantee::User(UserId::parse(uid)),
+        permission,
+        name,
+    }
+}
+
+/// The ACL radosgw would store for `acl` given by `owner` in a bucket of
+/// `bucket_owner`: a canned ACL as radosgw expands it
+/// (`RGWAccessControlPolicy_S3::create_canned`: the owner's full control,
+/// then the canned grants), explicit grants as given (resolved to users).
+async fn policy_of(zone: &Zone, acl: &Acl, owner: &str, bucket_owner: &str) -> Policy {
+    let owner_grant = user_grant(zone, owner, PERM_FULL_CONTROL).await;
+    let mut grants = Vec::new();
+    match acl {
+        Acl::Canned(canned) => {
+            grants.push(owner_grant.clone());
+            let group = |group, permission| ZoneGrant {
+                grantee: ZoneGrantee::Group(group),
+                permission,
+                name: String::new(),
+            };
+            match canned {
+                CannedAcl::Private => {}
+                CannedAcl::PublicRead => grants.push(group(1, PERM_READ)),
+                CannedAcl::PublicReadWrite => {
+                    grants.push(group(1, PERM_READ));
+                    grants.push(group(1, PERM_WRITE));
+                }
+                CannedAcl::AuthenticatedRead => grants.push(group(2, PERM_READ)),
+                CannedAcl::BucketOwnerRead if bucket_owner != owner => {
+                    grants.push(user_grant(zone, bucket_owner, PERM_READ).await);
+                }
+                CannedAcl::BucketOwnerFullControl if bucket_owner != owner => {
+                    grants.push(user_grant(zone, bucket_owner, PERM_FULL_CONTROL).await);
+                }
+                CannedAcl::BucketOwnerRead | CannedAcl::BucketOwnerFullControl => {}
+            }
+        }
+        Acl::Grants(given) => {
+            for g in given {
+                let bits = perm_bits(g.permission);
+                grants.push(match &g.grantee {
+                    Grantee::User(uid) => user_grant(zone, uid, bits).await,
+                    Grantee::Email(email) => ZoneGrant {
+                        grantee: ZoneGrantee::Email(email.clone()),
+                        permission: bits,
+                        name: String::new(),
+                    },
+                    Grantee::AllUsers | Grantee::AuthenticatedUsers => ZoneGrant {
+                        grantee: ZoneGrantee::Group(if g.grantee == Grantee::AllUsers {
+                            1
+                        } else {
+                            2
+                        }),
+                        permission: bits,
+                        name: String::new(),
+                    },
+                });
+            }
+        }
+    }
+    Policy {
+        owner: UserId::parse(owner),
+        owner_display_name: owner_grant.name,
+        grants,
+    }
+}
+
+/// Refuses what radosgw's layout would keep otherwise than rsgw's.
+fn refuse_unkept(params: &PutParams) -> GatewayResult<()> {
+    let refused = |what: &str| {
+        Err(GatewayError::NotConfigured(format!(
+            "{what} on radosgw's layout: not written by this gateway (send it to radosgw)"
+        )))
+    };
+    if !params.tags.is_empty() {
+        return refused("object tags");
+    }
+    if params.sse.is_some() {
+        return refused("server-side encryption");
+    }
+    if params.lock != Default::default() {
+        return refused("object lock");
+    }
+    if params.if_match.is_some() || params.if_none_match_any {
+        return refused("a conditional write");
+    }
+    Ok(())
+}
+
+impl Gateway {
+    /// [`Gateway::put_object`] on radosgw's layout: the body streamed
+    /// into the object's tail stripes as it comes, its first 4 MiB kept
+    /// for the head, which is written once the body is whole and as
+    /// declared.
+    pub(crate) async fn zone_put_object(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+        mut params: PutParams,
+        body: BodyStream,
+    ) -> GatewayResult<PutResult> {
+        validate_key(key)?;
+        let zb: ZoneBucket = zone.bucket(bucket).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(bucket, &zb)?;
+        authorize(
+            rq,
+            Access::PutObject,
+            &Target::key(&info, key).requesting(&params.tags),
+        )?;
+        refuse_unkept(&params)?;
+        if params
+            .content_length
+            .is_some_and(|l| l > self.opts.max_put_size)
+        {
+            return Err(GatewayError::EntityTooLarge);
+        }
+        let acl = self.resolve_acl(std::mem::take(&mut params.acl)).await?;
+        let owner = writer(rq, &info).to_string();
+        let policy = policy_of(zone, &acl, &owner, &info.owner).await;
+        let mut w = zone.begin_put(&zb, key);
+        let (head, size, md5) = match self.stream_stripes(zone, &mut w, body).await {
+            Ok(done) => done,
+            Err(e) => {
+                zone.abort_put(w).await;
+                return Err(e);
+            }
+        };
+        let checked = if params.content_length.is_some_and(|l| l != size) {
+            Err(GatewayError::IncompleteBody)
+        } else if params
+            .content_md5
+            .as_ref()
+            .is_some_and(|m| m[..] != md5[..])
+        {
+            Err(GatewayError::BadDigest)
+        } else {
+            params
+                .check
+                .take()
+                .map_or(Ok(()), |check| check().map(drop))
+        };
+        if let Err(e) = checked {
+            zone.abort_put(w).await;
+            return Err(e);
+        }
+        let etag = hex::encode(md5);
+        let obj = NewObject {
+            etag: etag.clone(),
+            headers: params.headers.clone(),
+            meta: params.user_meta.clone(),
+            acl: policy,
+        };
+        zone.finish_put(w, head, size, &obj)
+            .await
+            .map_err(GatewayError::from)?;
+        Ok(PutResult {
+            meta: ObjectMeta {
+                size,
+                etag,
+                mtime: now_secs(),
+                owner,
+                acl,
+                headers: params.headers,
+                user_meta: params.user_meta,
+                ..ObjectMeta::default()
+            },
+        })
+    }
+
+    /// Reads `body` into the head's first [`STRIPE`] bytes and tail
+    /// stripes of [`STRIPE`] bytes written as they fill, refusing more than
+    /// `max_put_size` bytes: the head's bytes, the size and the MD5.
+    async fn stream_stripes(
+        &self,
+        zone: &Zone,
+        w: &mut rsgw_radosgw::writes::ObjectWrite,
+        mut body: BodyStream,
+    ) -> GatewayResult<(Bytes, u64, [u8; 16])> {
+        let stripe = STRIPE as usize;
+        let mut md5 = Md5::new();
+        let mut head = BytesMut::new();
+        let mut pending = BytesMut::new();
+        let mut size = 0u64;
+        while let Some(piece) = body.next().await {
+            let mut piece = piece?;
+            size += piece.len() as u64;
+            if size > self.opts.max_put_size {
+                return Err(GatewayError::EntityTooLarge);
+            }
+            md5.update(&piece);
+            if head.len() < stripe {
+                let take = (stripe - head.len()).min(piece.len());
+                head.extend_from_slice(&piece.split_to(take));
+            }
+            pending.extend_from_slice(&piece);
+            while pending.len() >= stripe {
+                let full = pending.split_to(stripe).freeze();
+                zone.put_stripe(w, full).await.map_err(GatewayError::from)?;
+            }
+        }
+        if !pending.is_empty() {
+            zone.put_stripe(w, pending.freeze())
+                .await
+                .map_err(GatewayError::from)?;
+        }
+        Ok((head.freeze(), size, md5.finalize().into()))
+    }
+
+    /// [`Gateway::delete_object`] on radosgw's layout: the head removed
+    /// between the index's prepare and complete steps, then its tails.
+    /// Removing a key that does not exist succeeds, as in S3.
+    pub(crate) async fn zone_delete_object(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        bucket: &str,
+        key: &str,
+    ) -> GatewayResult<()> {
+        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(bucket, &zb)?;
+        authorize(rq, Access::DeleteObject, &Target::key(&info, key))?;
+        zone.delete_object(&zb, key)
+            .await
+            .map_err(GatewayError::from)?;
+        Ok(())
+    }
+}

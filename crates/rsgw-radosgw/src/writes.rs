@@ -1,0 +1,507 @@
+//! What rsgw writes into a zone, as radosgw 16.2 writes it: objects put
+//! whole and objects removed, in the buckets the zone serves (none with
+//! versioning: `Zone::bucket` refuses those).
+//!
+//! A put writes the object's tail stripes first (RADOS objects
+//! `<marker>__shadow_<prefix><n>` of 4 MiB, named by a prefix of its own,
+//! so no reader finds them yet), then, as radosgw's atomic put does:
+//! - `rgw.bucket_prepare_op` on the key's index shard: a pending change
+//!   under a new tag;
+//! - one atomic operation on the head: the first 4 MiB and every xattr
+//!   radosgw keeps (manifest, ACL, ETag, tags, stored headers, user
+//!   metadata), guarded so that a racing writer's head is not overwritten
+//!   unseen (the old head's `user.rgw.idtag`, or an exclusive create when
+//!   there was none), an overwrite clearing the old head's xattrs through
+//!   `rgw.obj_remove`;
+//! - `rgw.bucket_complete_op` on the shard with the head's new RADOS
+//!   version (which orders changes completing out of order) and the
+//!   entry's metadata, which sets the entry and the shard's stats; or, if
+//!   the head's write failed, the same call cancelling the change.
+//!
+//! A removal brackets `rgw.obj_remove` of the head the same way. The
+//! tails of an overwritten or removed object are then removed at once:
+//! radosgw hands them to its garbage collector, which removes them two
+//! hours later (`rgw_gc_obj_min_wait`) so that reads begun before the
+//! change can finish; a read through radosgw of an object rsgw replaced
+//! in the middle of that read can fail instead (decision 0016).
+
+use std::collections::BTreeMap;
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp, WriteOutcome};
+
+use crate::acl::Policy;
+use crate::cls::{
+    CLASS, COMPLETE_METHOD, Complete, GUARD_RESHARDING_METHOD, ModifyOp, OBJ_REMOVE_METHOD,
+    PREPARE_METHOD, STORE_PG_VER_METHOD, encode_complete, encode_guard_resharding,
+    encode_obj_remove, encode_prepare, encode_store_pg_ver,
+};
+use crate::index::{Category, EntryMeta, shard_object, shard_of};
+use crate::manifest::{Manifest, Obj, decode_manifest};
+use crate::zone::{
+    ATTR_ACL, ATTR_ETAG, ATTR_HEADERS, ATTR_MANIFEST, ATTR_META_PREFIX, DEFAULT_PLACEMENT, Zone,
+    ZoneBucket, ZoneError, ZoneResult, in_pool, index_key,
+};
+
+/// The size of a head and of each tail stripe (radosgw's
+/// `rgw_max_chunk_size` and `rgw_obj_stripe_size`, both 4 MiB by default).
+pub const STRIPE: u64 = 4 << 20;
+
+/// The head's tag: which write made it (`user.rgw.idtag`), what a later
+/// writer's guard compares.
+const ATTR_ID_TAG: &str = "user.rgw.idtag";
+/// The tag its tails were written under.
+const ATTR_TAIL_TAG: &str = "user.rgw.tail_tag";
+/// The zone that wrote it, by short id: 0 in a zone group of one zone.
+const ATTR_SOURCE_ZONE: &str = "user.rgw.source_zone";
+
+/// How many times a put or removal racing another writer of the same key
+/// starts again before it fails.
+const RACE_TRIES: usize = 3;
+
+/// An object to put: everything radosgw keeps of it besides its bytes.
+#[derive(Debug, Clone)]
+pub struct NewObject {
+    /// Its ETag, unquoted.
+    pub etag: String,
+    /// The stored headers (`content-type`, `content-encoding`,
+    /// `content-disposition`, `content-language`, `cache-control`,
+    /// `expires`), by lower-case name; others are not kept.
+    pub headers: BTreeMap<String, String>,
+    /// `x-amz-meta-*` by name (without the prefix).
+    pub meta: BTreeMap<String, String>,
+    /// Its ACL; its owner is the object's.
+    pub acl: Policy,
+}
+
+/// An object being put ([`Zone::begin_put`]): the stripes written so far.
+#[derive(Debug)]
+pub struct ObjectWrite {
+    bucket: ZoneBucket,
+    key: String,
+    prefix: String,
+    tails: Vec<ObjectId>,
+}
+
+impl ObjectWrite {
+    /// The manifest of the object once `size` bytes are written.
+    fn manifest(&self, size: u64) -> Manifest {
+        let placement = match self.bucket.info.placement_rule.to_str() {
+            p if p.is_empty() => DEFAULT_PLACEMENT.to_string(),
+            p => p,
+        };
+        Manifest::plain(
+            head_obj(&self.bucket, &self.key),
+            size,
+            STRIPE,
+            &self.prefix,
+            &placement,
+        )
+    }
+}
+
+fn head_obj(bucket: &ZoneBucket, key: &str) -> Obj {
+    Obj {
+        bucket: bucket.info.bucket.clone(),
+        ns: String::new(),
+        name: key.to_string(),
+        instance: String::new(),
+    }
+}
+
+/// A random `u64`: the standard library's random hasher keys, mixed with
+/// a counter and the time.
+fn random_u64() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// `n` random letters and digits (radosgw's `gen_rand_alphanumeric`).
+fn random_alphanumeric(n: usize) -> String {
+    const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut out = String::with_capacity(n);
+    let mut bits = random_u64();
+    for i in 0..n {
+        if i % 10 == 0 {
+            bits = random_u64();
+        }
+        out.push(char::from(ALPHABET[(bits % 62) as usize]));
+        bits /= 62;
+    }
+    out
+}
+
+/// A string xattr as radosgw stores most: with a trailing NUL.
+fn nul_terminated(s: &str) -> Bytes {
+    let mut v = Vec::with_capacity(s.len() + 1);
+    v.extend_from_slice(s.as_bytes());
+    v.push(0);
+    v.into()
+}
+
+/// What a head held before a change: the guard's tag and the tails to
+/// remove once the change is made.
+struct OldHead {
+    id_tag: Bytes,
+    tails: Vec<ObjectId>,
+    mtime: SystemTime,
+}
+
+impl Zone {
+    /// A new tag, as radosgw makes them: `<zone id>.<writer>.<random>`.
+    fn new_tag(&self) -> String {
+        format!(
+            "{}.{}.{}",
+            self.params().id,
+            std::process::id(),
+            random_u64()
+        )
+    }
+
+    /// The index shard object holding `key`'s entry.
+    fn shard_of_key(bucket: &ZoneBucket, key: &str) -> ObjectId {
+        let info = &bucket.info;
+        let shard = shard_of(key, info.index.num_shards);
+        in_pool(
+            &bucket.index_pool,
+            shard_object(&info.bucket.bucket_id, info.index.generation, shard),
+        )
+    }
+
+    /// The head of `key` as it is before a change, `None` when absent.
+    async fn old_head(&self, bucket: &ZoneBucket, key: &str) -> ZoneResult<Option<OldHead>> {
+        let id = Self::head_id(bucket, key);
+        let r = match self.store().read(&id, ReadOp::new().stat().xattrs()).await {
+            Ok(r) => r,
+            Err(StoreError::NotFound) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let xattrs = r.xattrs.unwrap_or_default();
+        let mut tails = Vec::new();
+        if let Some(m) = xattrs.get(ATTR_MANIFEST) {
+            let manifest = decode_manifest(m).map_err(|source| ZoneError::Decode {
+                what: format!("manifest of {key}"),
+                source,
+            })?;
+            let head = manifest.head.oid();
+            for piece in manifest.stripes() {
+                let piece = piece.map_err(|source| ZoneError::Decode {
+                    what: format!("manifest of {key}"),
+                    source,
+                })?;
+                if piece.oid != head {
+                    tails.push(in_pool(&bucket.data_pool, piece.oid).with_locator(piece.locator));
+                }
+            }
+        }
+        Ok(Some(OldHead {
+            id_tag: xattrs.get(ATTR_ID_TAG).cloned().unwrap_or_default(),
+            tails,
+            mtime: r.stat.map_or(SystemTime::UNIX_EPOCH, |s| s.mtime),
+        }))
+    }
+
+    /// A change's guard on the head: the old head is still the one read
+    /// (its tag), or, with none, the head is created here.
+    fn guarded(old: Option<&OldHead>) -> WriteOp {
+        match old {
+            Some(o) if !o.id_tag.is_empty() => {
+                WriteOp::new().cmp_xattr(ATTR_ID_TAG, CmpOp::Eq, o.id_tag.clone())
+            }
+            Some(_) => WriteOp::new().assert_exists(),
+            None => WriteOp::new().create_exclusive(),
+        }
+    }
+
+    /// `rgw.bucket_prepare_op` on `key`'s shard.
+    async fn prepare(
+        &self,
+        bucket: &ZoneBucket,
+        key: &str,
+        op: ModifyOp,
+        tag: &str,
+    ) -> ZoneResult<()> {
+        let locator = head_obj(bucket, key).locator();
+        self.store()
+            .write(
+                &Self::shard_of_key(bucket, key),
+                WriteOp::new()
+                    .exec(CLASS, GUARD_RESHARDING_METHOD, encode_guard_resharding())
+                    .exec(
+                        CLASS,
+                        PREPARE_METHOD,
+                        encode_prepare(op, &index_key(key), tag, &locator),
+                    ),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// `rgw.bucket_complete_op` on `key`'s shard.
+    async fn complete(&self, bucket: &ZoneBucket, key: &str, c: &Complete<'_>) -> ZoneResult<()> {
+        self.store()
+            .write(
+                &Self::shard_of_key(bucket, key),
+                WriteOp::new()
+                    .exec(CLASS, GUARD_RESHARDING_METHOD, encode_guard_resharding())
+                    .exec(CLASS, COMPLETE_METHOD, encode_complete(c)),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Cancels the change prepared under `tag` (radosgw's
+    /// `cls_obj_complete_cancel`: no pool, no version).
+    async fn cancel(&self, bucket: &ZoneBucket, key: &str, tag: &str) -> ZoneResult<()> {
+        let locator = head_obj(bucket, key).locator();
+        let meta = EntryMeta::empty();
+        self.complete(
+            bucket,
+            key,
+            &Complete {
+                op: ModifyOp::Cancel,
+                key: &index_key(key),
+                locator: &locator,
+                tag,
+                pool: -1,
+                epoch: 0,
+                meta: &meta,
+            },
+        )
+        .await
+    }
+
+    /// Removes `tails`, which no head names any more. A tail already gone
+    /// is fine; another failure leaves the tail behind (an orphan
+    /// `radosgw-admin orphans find` reports), never fails the change.
+    async fn remove_tails(&self, tails: &[ObjectId]) {
+        for tail in tails {
+            if let Err(e) = self.store().write(tail, WriteOp::new().remove()).await
+                && e != StoreError::NotFound
+            {
+                tracing::warn!(pool = %tail.pool, tail = %tail.name, error = %e,
+                    "a tail no head names any more was not removed");
+            }
+        }
+    }
+
+    /// Begins putting `key` into `bucket`.
+    pub fn begin_put(&self, bucket: &ZoneBucket, key: &str) -> ObjectWrite {
+        ObjectWrite {
+            bucket: bucket.clone(),
+            key: key.to_string(),
+            prefix: format!(".{}_", random_alphanumeric(31)),
+            tails: Vec::new(),
+        }
+    }
+
+    /// Writes the next tail stripe of `w`: bytes `STRIPE * n` on of the
+    /// object, `n` from 1 (the head holds the first stripe); each but the
+    /// last must be [`STRIPE`] bytes.
+    pub async fn put_stripe(&self, w: &mut ObjectWrite, data: Bytes) -> ZoneResult<()> {
+        let n = w.tails.len() as u64 + 1;
+        let ofs = n * STRIPE;
+        let piece = w
+            .manifest(ofs + data.len() as u64)
+            .seek(ofs)
+            .map_err(|source| ZoneError::Decode {
+                what: "a new object's manifest".into(),
+                source,
+            })?;
+        let id = in_pool(&w.bucket.data_pool, piece.oid).with_locator(piece.locator);
+        w.tails.push(id.clone());
+        self.store()
+            .write(&id, WriteOp::new().create().write_full(data))
+            .await?;
+        Ok(())
+    }
+
+    /// Gives up a put: removes the stripes written.
+    pub async fn abort_put(&self, w: ObjectWrite) {
+        self.remove_tails(&w.tails).await;
+    }
+
+    /// Ends a put: writes the head (`head`, the object's first bytes, up
+    /// to [`STRIPE`]) of an object of `size` bytes with `obj`'s records,
+    /// between the index's prepare and complete steps. The object is then
+    /// radosgw's as much as one it wrote. If the head could not be
+    /// written, the stripes are removed and nothing is left; once it is,
+    /// the put has succeeded, as radosgw's does: a complete step that then
+    /// fails is logged and leaves the entry pending, which radosgw's next
+    /// listing of the shard settles against the head (`dir_suggest_changes`).
+    pub async fn finish_put(
+        &self,
+        w: ObjectWrite,
+        head: Bytes,
+        size: u64,
+        obj: &NewObject,
+    ) -> ZoneResult<()> {
+        let r = self.write_head(&w, head, size, obj).await;
+        if r.is_err() {
+            self.remove_tails(&w.tails).await;
+        }
+        r
+    }
+
+    /// The complete step once the head changed: its failure is logged,
+    /// not returned (see [`Zone::finish_put`]).
+    async fn complete_after_head(&self, bucket: &ZoneBucket, key: &str, c: &Complete<'_>) {
+        if let Err(e) = self.complete(bucket, key, c).await {
+            tracing::warn!(bucket = %bucket.info.bucket.name, key, tag = c.tag, error = %e,
+                "the index's complete step failed after the head changed: the entry stays pending until radosgw lists the shard");
+        }
+    }
+
+    async fn write_head(
+        &self,
+        w: &ObjectWrite,
+        head: Bytes,
+        size: u64,
+        obj: &NewObject,
+    ) -> ZoneResult<()> {
+        let manifest = w.manifest(size).encode();
+        let acl = obj.acl.encode();
+        let content_type = obj.headers.get("content-type").cloned().unwrap_or_default();
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let old = self.old_head(&w.bucket, &w.key).await?;
+            let tag = self.new_tag();
+            self.prepare(&w.bucket, &w.key, ModifyOp::Add, &tag).await?;
+            let mtime = SystemTime::now();
+            let mut op = Self::guarded(old.as_ref());
+            if old.is_some() {
+                op = op
+                    .create()
+                    .exec(CLASS, OBJ_REMOVE_METHOD, encode_obj_remove());
+            }
+            op = op
+                .write_full(head.clone())
+                .set_xattr(ATTR_ACL, acl.clone())
+                .set_xattr(ATTR_ETAG, obj.etag.clone())
+                .set_xattr(ATTR_ID_TAG, nul_terminated(&tag))
+                .set_xattr(ATTR_TAIL_TAG, nul_terminated(&tag))
+                .set_xattr(ATTR_MANIFEST, manifest.clone())
+                .set_xattr(ATTR_SOURCE_ZONE, Bytes::from_static(&[0; 4]));
+            for (attr, header) in ATTR_HEADERS {
+                if let Some(v) = obj.headers.get(header) {
+                    op = op.set_xattr(attr, nul_terminated(v));
+                }
+            }
+            for (name, v) in &obj.meta {
+                op = op.set_xattr(format!("{ATTR_META_PREFIX}{name}"), nul_terminated(v));
+            }
+            op = op.exec(CLASS, STORE_PG_VER_METHOD, encode_store_pg_ver());
+            let written = self
+                .store()
+                .write(&Self::head_id(&w.bucket, &w.key), op)
+                .await;
+            let out: WriteOutcome = match written {
+                Ok(out) => out,
+                Err(e) => {
+                    self.cancel(&w.bucket, &w.key, &tag).await?;
+                    let raced = matches!(
+                        e,
+                        StoreError::GuardFailed(_) | StoreError::Exists | StoreError::NotFound
+                    );
+                    if raced && tries < RACE_TRIES {
+                        continue;
+                    }
+                    return Err(e.into());
+                }
+            };
+            let meta = EntryMeta {
+                category: Category::Main,
+                size,
+                mtime,
+                etag: obj.etag.clone(),
+                owner: obj.acl.owner.to_str(),
+                owner_display_name: obj.acl.owner_display_name.clone(),
+                content_type: content_type.clone(),
+                accounted_size: size,
+                user_data: String::new(),
+                storage_class: String::new(),
+                appendable: false,
+            };
+            let locator = head_obj(&w.bucket, &w.key).locator();
+            self.complete_after_head(
+                &w.bucket,
+                &w.key,
+                &Complete {
+                    op: ModifyOp::Add,
+                    key: &index_key(&w.key),
+                    locator: &locator,
+                    tag: &tag,
+                    pool: out.pool.unwrap_or(-1),
+                    epoch: out.version,
+                    meta: &meta,
+                },
+            )
+            .await;
+            if let Some(old) = old {
+                self.remove_tails(&old.tails).await;
+            }
+            return Ok(());
+        }
+    }
+
+    /// Removes `key` from `bucket` as radosgw does; `false` when there was
+    /// no such object.
+    pub async fn delete_object(&self, bucket: &ZoneBucket, key: &str) -> ZoneResult<bool> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let Some(old) = self.old_head(bucket, key).await? else {
+                return Ok(false);
+            };
+            let tag = self.new_tag();
+            self.prepare(bucket, key, ModifyOp::Del, &tag).await?;
+            let op = Self::guarded(Some(&old)).exec(CLASS, OBJ_REMOVE_METHOD, encode_obj_remove());
+            let out = match self.store().write(&Self::head_id(bucket, key), op).await {
+                Ok(out) => out,
+                Err(e) => {
+                    self.cancel(bucket, key, &tag).await?;
+                    if matches!(e, StoreError::GuardFailed(_)) && tries < RACE_TRIES {
+                        continue;
+                    }
+                    if e == StoreError::NotFound {
+                        return Ok(false);
+                    }
+                    return Err(e.into());
+                }
+            };
+            let meta = EntryMeta {
+                mtime: old.mtime,
+                ..EntryMeta::empty()
+            };
+            let locator = head_obj(bucket, key).locator();
+            self.complete_after_head(
+                bucket,
+                key,
+                &Complete {
+                    op: ModifyOp::Del,
+                    key: &index_key(key),
+                    locator: &locator,
+                    tag: &tag,
+                    pool: out.pool.unwrap_or(-1),
+                    epoch: out.version,
+                    meta: &meta,
+                },
+            )
+            .await;
+            self.remove_tails(&old.tails).await;
+            return Ok(true);
+        }
+    }
+}

@@ -112,6 +112,11 @@ pub struct S3Args {
     /// markers, until dispose.
     #[arg(long)]
     pub versioning: bool,
+    /// Without a workload file: leave the objects and their bucket in
+    /// place at the end (no cleanup, no dispose), for a check of what the
+    /// load left (`radosgw-admin bucket check`, a listing).
+    #[arg(long)]
+    pub keep: bool,
     /// TLS, for https:// endpoints.
     #[command(flatten)]
     pub tls: TlsArgs,
@@ -971,12 +976,14 @@ pub fn mix_workload(args: &S3Args, mix: &str) -> Result<Workload, String> {
         None => Some(args.runtime.unwrap_or(30)),
     };
     works.push(main);
-    works.push(work(
-        "cleanup",
-        args.workers,
-        WorkKind::Cleanup(all.clone()),
-    ));
-    works.push(work("dispose", 1, WorkKind::Dispose(all)));
+    if !args.keep {
+        works.push(work(
+            "cleanup",
+            args.workers,
+            WorkKind::Cleanup(all.clone()),
+        ));
+        works.push(work("dispose", 1, WorkKind::Dispose(all)));
+    }
     let workload = Workload {
         name: format!("mix {mix}"),
         storage: Vec::new(),

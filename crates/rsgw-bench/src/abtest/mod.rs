@@ -466,6 +466,7 @@ impl Context {
             tls: TlsArgs::default(),
             sse: None,
             versioning: false,
+            keep: false,
         }
     }
 
@@ -563,6 +564,7 @@ impl Work {
                         tls: TlsArgs::default(),
                         sse: None,
                         versioning: false,
+                        keep: false,
                     },
                     mix,
                 )?

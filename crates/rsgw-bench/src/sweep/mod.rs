@@ -644,6 +644,7 @@ fn s3_args(args: &SweepArgs, endpoints: &[String]) -> S3Args {
         tls: TlsArgs::default(),
         sse: None,
         versioning: false,
+        keep: false,
     }
 }
 

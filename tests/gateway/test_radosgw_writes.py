@@ -8,6 +8,8 @@ cluster beside the radosgw that is the oracle:
   RADOS head (but the tags, the manifest's random prefix and the request
   headers radosgw keeps besides); `radosgw-admin object stat` reads it;
 - a copy through rsgw (CopyObject), of radosgw's object, is radosgw's;
+  the tails a copy made by radosgw shares with its source outlive the
+  head rsgw removes first and go with the second;
 - overwrites and removals through rsgw (DeleteObject, DeleteObjects), of
   rsgw's objects and radosgw's, leave no index entry, no pending change
   and no tail stripe behind;
@@ -217,6 +219,28 @@ def test_overwrites_and_removals_leave_nothing_behind(both):
     assert keys == set()
     marker_objects = rados("-p", data_pool(), "ls").decode().split()
     assert not {head_oid(marker, k) for k in ("ow-ours", "ow-theirs")} & set(marker_objects)
+    consistent(bucket)
+
+
+def test_tails_radosgws_copies_share_outlive_either_head(both):
+    """radosgw copies an object by sharing its tail stripes (counted by the
+    `refcount` class). rsgw removing either head, the copy's or the
+    source's, leaves the other whole; removing both removes the stripes."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    marker, _ = bucket_ids(bucket)
+    for first, second in (("share/copy", "share/src"), ("share/src", "share/copy")):
+        before = shadows(marker)
+        body = os.urandom((6 << 20) + 11)
+        rgw.put_object(Bucket=bucket, Key="share/src", Body=body)
+        stripes = shadows(marker) - before
+        rgw.copy_object(Bucket=bucket, Key="share/copy", CopySource={"Bucket": bucket, "Key": "share/src"})
+        assert shadows(marker) - before == stripes and stripes, "radosgw's copy shares the source's stripes"
+        ours.delete_object(Bucket=bucket, Key=first)
+        for c in (rgw, ours):
+            assert c.get_object(Bucket=bucket, Key=second)["Body"].read() == body, (first, second)
+        assert shadows(marker) - before == stripes
+        ours.delete_object(Bucket=bucket, Key=second)
+        assert shadows(marker) - before == set(), (first, second)
     consistent(bucket)
 
 

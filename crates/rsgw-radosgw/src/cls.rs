@@ -6,7 +6,9 @@
 //! (the change is applied, the shard's stats with it, or cancelled), so
 //! that writers through radosgw and rsgw keep the index and its stats
 //! consistent; the head's own write calls `obj_remove` (an overwrite
-//! drops the old head's xattrs) and `obj_store_pg_ver`. No I/O.
+//! drops the old head's xattrs) and `obj_store_pg_ver`; a replaced
+//! object's tails are released through the `refcount` class, since a copy
+//! radosgw made may share them. No I/O.
 
 use crate::encoding::Encoder;
 use crate::index::EntryMeta;
@@ -24,6 +26,12 @@ pub const OBJ_REMOVE_METHOD: &str = "obj_remove";
 /// Stores the head's placement group version in an xattr.
 pub const STORE_PG_VER_METHOD: &str = "obj_store_pg_ver";
 
+/// The object class counting the heads that share a tail (a copy made by
+/// radosgw shares its source's tails, `cls/refcount` in ceph/ceph).
+pub const REFCOUNT_CLASS: &str = "refcount";
+/// Drops one head's reference to a tail, removing the tail with the last.
+pub const REFCOUNT_PUT_METHOD: &str = "put";
+
 /// radosgw's `ERR_BUSY_RESHARDING`: what the resharding guard fails
 /// with (negated), so that radosgw waits for the reshard and retries.
 pub const ERR_BUSY_RESHARDING: i32 = 2300;
@@ -34,6 +42,19 @@ pub fn encode_guard_resharding() -> Vec<u8> {
     let mut e = Encoder::new();
     e.block(1, 1, |e| {
         e.i32(-ERR_BUSY_RESHARDING);
+    });
+    e.into_bytes()
+}
+
+/// The input of `refcount.put` (`cls_refcount_put_op`, version 1 in
+/// radosgw 16.2): the reference dropped, `tag` (the head's
+/// `user.rgw.tail_tag` as stored, its NUL included), and an implicit
+/// reference assumed for a tail never shared, as radosgw's garbage
+/// collector drops them.
+pub fn encode_refcount_put(tag: &[u8]) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.block(1, 1, |e| {
+        e.buffer(tag).bool(true);
     });
     e.into_bytes()
 }

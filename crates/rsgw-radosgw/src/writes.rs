@@ -19,11 +19,13 @@
 //!   the head's write failed, the same call cancelling the change.
 //!
 //! A removal brackets `rgw.obj_remove` of the head the same way. The
-//! tails of an overwritten or removed object are then removed at once:
-//! radosgw hands them to its garbage collector, which removes them two
-//! hours later (`rgw_gc_obj_min_wait`) so that reads begun before the
-//! change can finish; a read through radosgw of an object rsgw replaced
-//! in the middle of that read can fail instead (decision 0016).
+//! tails of an overwritten or removed object are then released at once,
+//! each with `refcount.put` (a copy radosgw made shares its source's
+//! tails, counted by that class): radosgw hands them to its garbage
+//! collector, which releases them so two hours later
+//! (`rgw_gc_obj_min_wait`) so that reads begun before the change can
+//! finish; a read through radosgw of an object rsgw replaced in the middle
+//! of that read can fail instead (decision 0016).
 
 use std::collections::BTreeMap;
 use std::collections::hash_map::RandomState;
@@ -37,8 +39,9 @@ use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp, WriteOutcome};
 use crate::acl::Policy;
 use crate::cls::{
     CLASS, COMPLETE_METHOD, Complete, GUARD_RESHARDING_METHOD, ModifyOp, OBJ_REMOVE_METHOD,
-    PREPARE_METHOD, STORE_PG_VER_METHOD, encode_complete, encode_guard_resharding,
-    encode_obj_remove, encode_prepare, encode_store_pg_ver,
+    PREPARE_METHOD, REFCOUNT_CLASS, REFCOUNT_PUT_METHOD, STORE_PG_VER_METHOD, encode_complete,
+    encode_guard_resharding, encode_obj_remove, encode_prepare, encode_refcount_put,
+    encode_store_pg_ver,
 };
 use crate::index::{Category, EntryMeta, shard_object, shard_of};
 use crate::manifest::{Manifest, Obj, decode_manifest};
@@ -151,9 +154,10 @@ fn nul_terminated(s: &str) -> Bytes {
 }
 
 /// What a head held before a change: the guard's tag and the tails to
-/// remove once the change is made.
+/// release once the change is made, with the tag of their reference.
 struct OldHead {
     id_tag: Bytes,
+    tail_tag: Bytes,
     tails: Vec<ObjectId>,
     mtime: SystemTime,
 }
@@ -184,7 +188,7 @@ impl Zone {
         let id = Self::head_id(bucket, key);
         let r = match self.store().read(&id, ReadOp::new().stat().xattrs()).await {
             Ok(r) => r,
-            Err(StoreError::NotFound) => return Ok(None),
+            Err(StoreError::NotFound | StoreError::NoSuchPool(_)) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         let xattrs = r.xattrs.unwrap_or_default();
@@ -205,8 +209,16 @@ impl Zone {
                 }
             }
         }
+        let id_tag = xattrs.get(ATTR_ID_TAG).cloned().unwrap_or_default();
+        // radosgw's `complete_atomic_modification`: the tail tag, else the
+        // head's tag
+        let tail_tag = match xattrs.get(ATTR_TAIL_TAG) {
+            Some(t) if !t.is_empty() => t.clone(),
+            _ => id_tag.clone(),
+        };
         Ok(Some(OldHead {
-            id_tag: xattrs.get(ATTR_ID_TAG).cloned().unwrap_or_default(),
+            id_tag,
+            tail_tag,
             tails,
             mtime: r.stat.map_or(SystemTime::UNIX_EPOCH, |s| s.mtime),
         }))
@@ -282,17 +294,56 @@ impl Zone {
         .await
     }
 
-    /// Removes `tails`, which no head names any more. A tail already gone
-    /// is fine; another failure leaves the tail behind (an orphan
-    /// `radosgw-admin orphans find` reports), never fails the change.
+    /// A write into the bucket's data pool, which radosgw makes with the
+    /// placement's first object (`rgw_init_ioctx`): a pool not made yet is
+    /// made, as radosgw makes it, and the write sent again.
+    async fn write_data(
+        &self,
+        bucket: &ZoneBucket,
+        id: &ObjectId,
+        op: WriteOp,
+    ) -> Result<WriteOutcome, StoreError> {
+        match self.store().write(id, op.clone()).await {
+            Err(StoreError::NoSuchPool(_)) => {
+                self.store().create_pool(&bucket.data_pool.name).await?;
+                self.store().write(id, op).await
+            }
+            r => r,
+        }
+    }
+
+    /// Removes the stripes of a put that failed: no head ever named them.
     async fn remove_tails(&self, tails: &[ObjectId]) {
         for tail in tails {
-            if let Err(e) = self.store().write(tail, WriteOp::new().remove()).await
-                && e != StoreError::NotFound
-            {
-                tracing::warn!(pool = %tail.pool, tail = %tail.name, error = %e,
-                    "a tail no head names any more was not removed");
-            }
+            self.drop_tail(tail, WriteOp::new().remove()).await;
+        }
+    }
+
+    /// Releases the tails of a replaced or removed object as radosgw's
+    /// garbage collector does (and radosgw itself without one): the
+    /// head's reference dropped through `refcount.put`, which removes a
+    /// tail with its last reference, so that the tails a copy made by
+    /// radosgw shares with its source stay while the other head needs them.
+    async fn release_tails(&self, old: &OldHead) {
+        for tail in &old.tails {
+            let put = encode_refcount_put(&old.tail_tag);
+            self.drop_tail(
+                tail,
+                WriteOp::new().exec(REFCOUNT_CLASS, REFCOUNT_PUT_METHOD, put),
+            )
+            .await;
+        }
+    }
+
+    /// One tail's removal or release. A tail already gone is fine; another
+    /// failure leaves the tail behind (an orphan `radosgw-admin orphans
+    /// find` reports), never fails the change.
+    async fn drop_tail(&self, tail: &ObjectId, op: WriteOp) {
+        if let Err(e) = self.store().write(tail, op).await
+            && e != StoreError::NotFound
+        {
+            tracing::warn!(pool = %tail.pool, tail = %tail.name, error = %e,
+                "a tail no head names any more was not removed");
         }
     }
 
@@ -321,8 +372,7 @@ impl Zone {
             })?;
         let id = in_pool(&w.bucket.data_pool, piece.oid).with_locator(piece.locator);
         w.tails.push(id.clone());
-        self.store()
-            .write(&id, WriteOp::new().create().write_full(data))
+        self.write_data(&w.bucket, &id, WriteOp::new().create().write_full(data))
             .await?;
         Ok(())
     }
@@ -404,8 +454,7 @@ impl Zone {
             }
             op = op.exec(CLASS, STORE_PG_VER_METHOD, encode_store_pg_ver());
             let written = self
-                .store()
-                .write(&Self::head_id(&w.bucket, &w.key), op)
+                .write_data(&w.bucket, &Self::head_id(&w.bucket, &w.key), op)
                 .await;
             let out: WriteOutcome = match written {
                 Ok(out) => out,
@@ -450,7 +499,7 @@ impl Zone {
             )
             .await;
             if let Some(old) = old {
-                self.remove_tails(&old.tails).await;
+                self.release_tails(&old).await;
             }
             return Ok(());
         }
@@ -500,7 +549,7 @@ impl Zone {
                 },
             )
             .await;
-            self.remove_tails(&old.tails).await;
+            self.release_tails(&old).await;
             return Ok(true);
         }
     }

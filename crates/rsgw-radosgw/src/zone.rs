@@ -620,7 +620,10 @@ impl Zone {
         }
         let r = match self.store.read(&id, op).await {
             Ok(r) => r,
-            Err(StoreError::NotFound) => return Err(ZoneError::NoSuchObject(key.into())),
+            // radosgw makes a placement's data pool with its first object
+            Err(StoreError::NotFound | StoreError::NoSuchPool(_)) => {
+                return Err(ZoneError::NoSuchObject(key.into()));
+            }
             Err(e) => return Err(e.into()),
         };
         let xattrs = r.xattrs.unwrap_or_default();

@@ -404,11 +404,28 @@ impl Zone {
         r
     }
 
-    /// The complete step once the head changed: its failure is logged,
-    /// not returned (see [`Zone::finish_put`]).
-    async fn complete_after_head(&self, bucket: &ZoneBucket, key: &str, c: &Complete<'_>) {
-        if let Err(e) = self.complete(bucket, key, c).await {
-            tracing::warn!(bucket = %bucket.info.bucket.name, key, tag = c.tag, error = %e,
+    /// The complete step of `op` once the head changed (`out`, its new
+    /// version): its failure is logged, not returned (see
+    /// [`Zone::finish_put`]).
+    async fn complete_after_head(
+        &self,
+        (bucket, key): (&ZoneBucket, &str),
+        (op, tag): (ModifyOp, &str),
+        out: &WriteOutcome,
+        meta: &EntryMeta,
+    ) {
+        let locator = head_obj(bucket, key).locator();
+        let c = Complete {
+            op,
+            key: &index_key(key),
+            locator: &locator,
+            tag,
+            pool: out.pool.unwrap_or(-1),
+            epoch: out.version,
+            meta,
+        };
+        if let Err(e) = self.complete(bucket, key, &c).await {
+            tracing::warn!(bucket = %bucket.info.bucket.name, key, tag, error = %e,
                 "the index's complete step failed after the head changed: the entry stays pending until radosgw lists the shard");
         }
     }
@@ -483,21 +500,8 @@ impl Zone {
                 storage_class: String::new(),
                 appendable: false,
             };
-            let locator = head_obj(&w.bucket, &w.key).locator();
-            self.complete_after_head(
-                &w.bucket,
-                &w.key,
-                &Complete {
-                    op: ModifyOp::Add,
-                    key: &index_key(&w.key),
-                    locator: &locator,
-                    tag: &tag,
-                    pool: out.pool.unwrap_or(-1),
-                    epoch: out.version,
-                    meta: &meta,
-                },
-            )
-            .await;
+            self.complete_after_head((&w.bucket, &w.key), (ModifyOp::Add, &tag), &out, &meta)
+                .await;
             if let Some(old) = old {
                 self.release_tails(&old).await;
             }
@@ -534,21 +538,8 @@ impl Zone {
                 mtime: old.mtime,
                 ..EntryMeta::empty()
             };
-            let locator = head_obj(bucket, key).locator();
-            self.complete_after_head(
-                bucket,
-                key,
-                &Complete {
-                    op: ModifyOp::Del,
-                    key: &index_key(key),
-                    locator: &locator,
-                    tag: &tag,
-                    pool: out.pool.unwrap_or(-1),
-                    epoch: out.version,
-                    meta: &meta,
-                },
-            )
-            .await;
+            self.complete_after_head((bucket, key), (ModifyOp::Del, &tag), &out, &meta)
+                .await;
             self.release_tails(&old).await;
             return Ok(true);
         }

@@ -66,6 +66,22 @@ pub(crate) struct Declared {
     pub check: Option<BodyCheck>,
 }
 
+impl Declared {
+    /// Checks a whole body of `size` bytes and MD5 `digest` against what
+    /// was declared: `IncompleteBody` for another length, `BadDigest` for
+    /// another MD5, the check's error for a bad checksum; the checksums
+    /// verified, by name.
+    pub(crate) fn check(self, size: u64, digest: &[u8]) -> GatewayResult<BTreeMap<String, String>> {
+        if self.content_length.is_some_and(|l| l != size) {
+            Err(GatewayError::IncompleteBody)
+        } else if self.content_md5.is_some_and(|m| m[..] != digest[..]) {
+            Err(GatewayError::BadDigest)
+        } else {
+            self.check.map_or(Ok(BTreeMap::new()), |check| check())
+        }
+    }
+}
+
 /// The stripes a write streamed: `count` stripes named by the write's
 /// `tag` (`<bucket id>.<tag>.<n>`).
 pub(crate) struct Stripes {
@@ -132,15 +148,7 @@ impl Engine {
         .await;
         let (head, stripes) = (out.head, out.stripes);
         let digest = md5.finalize();
-        let checked = streamed.and_then(|()| {
-            if declared.content_length.is_some_and(|l| l != size) {
-                Err(GatewayError::IncompleteBody)
-            } else if declared.content_md5.is_some_and(|m| m[..] != digest[..]) {
-                Err(GatewayError::BadDigest)
-            } else {
-                declared.check.map_or(Ok(BTreeMap::new()), |check| check())
-            }
-        });
+        let checked = streamed.and_then(|()| declared.check(size, &digest));
         match checked {
             Ok(checksums) => Ok(Written {
                 stripes: Stripes {

@@ -20,6 +20,7 @@ use rsgw_radosgw::user::UserId;
 use rsgw_radosgw::writes::{NewObject, STRIPE};
 use rsgw_radosgw::zone::{Zone, ZoneBucket};
 
+use crate::engine::write::Declared;
 use crate::model::acl::{Acl, CannedAcl, Grantee, Permission};
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::now_secs;
@@ -178,21 +179,12 @@ impl Gateway {
                 return Err(e);
             }
         };
-        let checked = if params.content_length.is_some_and(|l| l != size) {
-            Err(GatewayError::IncompleteBody)
-        } else if params
-            .content_md5
-            .as_ref()
-            .is_some_and(|m| m[..] != md5[..])
-        {
-            Err(GatewayError::BadDigest)
-        } else {
-            params
-                .check
-                .take()
-                .map_or(Ok(()), |check| check().map(drop))
+        let declared = Declared {
+            content_length: params.content_length,
+            content_md5: params.content_md5.take(),
+            check: params.check.take(),
         };
-        if let Err(e) = checked {
+        if let Err(e) = declared.check(size, &md5) {
             zone.abort_put(w).await;
             return Err(e);
         }

@@ -19,8 +19,17 @@ cluster beside the radosgw that is the oracle:
   object reads the same through both; `rsgw bench s3 --verify` with both
   endpoints finds every read seeing the last acknowledged write, whichever
   gateway made it;
-- what radosgw's layout would keep otherwise (object tags, encryption) is
-  refused with `501 NotImplemented`, nothing written.
+- multipart uploads through rsgw are radosgw's own: the upload's meta
+  object, each part's stripes, index entry and record, and the completed
+  object are what the same requests through radosgw make (but tags,
+  random ids and request headers); an upload begun through either
+  gateway is listed, continued, completed or aborted through the other;
+  parts are copied from radosgw's objects (UploadPartCopy);
+  a part uploaded again, parts left out of the object and aborted
+  uploads leave no stripe, record or index entry behind; the aws CLI
+  copies a file in parts through rsgw;
+- what radosgw's layout would keep otherwise (object tags, encryption)
+  is refused with `501 NotImplemented`, nothing written.
 """
 import concurrent.futures
 import hashlib
@@ -28,6 +37,7 @@ import json
 import os
 import random
 import subprocess
+import sys
 import uuid
 
 import boto3
@@ -356,3 +366,324 @@ def test_a_verified_load_through_both_gateways(both):
     for o in both["radosgw"].list_objects_v2(Bucket=bucket).get("Contents", []):
         bodies = [c.get_object(Bucket=bucket, Key=o["Key"])["Body"].read() for c in (both["radosgw"], both["rsgw"])]
         assert bodies[0] == bodies[1] and f'"{hashlib.md5(bodies[0]).hexdigest()}"' == o["ETag"], o["Key"]
+
+
+# a multipart upload's parts: 6 MiB (two stripes), 6 MiB, then 1 MiB
+PART_SIZES = (6 << 20, 6 << 20, 1 << 20)
+
+
+def upload_parts(clients, bucket, key, upload_id, bodies):
+    """Uploads `bodies` as parts 1, 2, ... through `clients` in turn; the
+    completion's part list."""
+    parts = []
+    for n, body in enumerate(bodies, 1):
+        c = clients[(n - 1) % len(clients)]
+        r = c.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=n, Body=body)
+        assert r["ETag"] == f'"{hashlib.md5(body).hexdigest()}"'
+        parts.append({"PartNumber": n, "ETag": r["ETag"]})
+    return parts
+
+
+def multipart_etag(bodies):
+    digests = b"".join(hashlib.md5(b).digest() for b in bodies)
+    return f'"{hashlib.md5(digests).hexdigest()}-{len(bodies)}"'
+
+
+def extra_pool():
+    zone = admin("zone", "get")
+    return zone["placement_pools"][0]["val"]["data_extra_pool"]
+
+
+def pool_objects(pool, marker):
+    r = subprocess.run(["rados", "-p", pool, "ls"], capture_output=True, timeout=120)
+    # the extra pool is made with the first upload
+    return {o for o in r.stdout.decode().split() if o.startswith(f"{marker}_")} if r.returncode == 0 else set()
+
+
+def upload_objects(marker):
+    """A bucket's RADOS objects of uploads: parts' stripes, meta objects."""
+    data = {o for o in pool_objects(data_pool(), marker)
+            if o.startswith((f"{marker}__multipart_", f"{marker}__shadow_"))}
+    return data | pool_objects(extra_pool(), marker)
+
+
+def index_names(bucket, prefix=""):
+    return sorted(e["idx"] for e in admin("bi", "list", "--bucket", bucket) if e["idx"].startswith(prefix))
+
+
+def test_uploads_rsgw_takes_are_radosgws_own(both):
+    """The same multipart upload through rsgw (`mp/ours`) and radosgw
+    (`mp/theirs`): while it is in progress, the meta object's xattrs and
+    data, the parts' stripes, index entries and records are alike; once
+    completed, the objects read the same through both gateways, and their
+    heads, manifests and index entries are alike."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    marker, _ = bucket_ids(bucket)
+    bodies = [os.urandom(n) for n in PART_SIZES]
+    kw = {"ContentType": "text/x-parts", "CacheControl": "no-cache", "Metadata": {"part": "ly"},
+          "ACL": "public-read"}
+    uploads = {}
+    for name, c in (("ours", ours), ("theirs", rgw)):
+        key = f"mp/{name}"
+        uploads[name] = c.create_multipart_upload(Bucket=bucket, Key=key, **kw)["UploadId"]
+        assert uploads[name].startswith("2~")
+    # the meta objects: the object's xattrs and the placement
+    metas = {name: f"{marker}__multipart_mp/{name}.{u}.meta" for name, u in uploads.items()}
+    pool = extra_pool()
+    got = {}
+    for name, oid in metas.items():
+        names = rados("-p", pool, "listxattr", oid).decode().split()
+        got[name] = {n: rados("-p", pool, "getxattr", oid, n) for n in names
+                     if not (n.startswith("user.rgw.x-amz-") and not n.startswith("user.rgw.x-amz-meta-"))}
+        got[name]["data"] = rados("-p", pool, "get", oid, "-")
+        got[name].pop("user.rgw.pg_ver")
+    assert got["ours"] == got["theirs"]
+    results = {}
+    for name, c in (("ours", ours), ("theirs", rgw)):
+        results[name] = upload_parts([c], bucket, f"mp/{name}", uploads[name], bodies)
+    # stripes: the same names but for the upload id
+    stripes = {name: sorted(o.replace(uploads[name], "ID").replace(f"mp/{name}", "KEY")
+                            for o in upload_objects(marker) if uploads[name] in o)
+               for name in uploads}
+    assert stripes["ours"] == stripes["theirs"] and len(stripes["ours"]) == 6, stripes  # and the meta object
+    entries = {e["idx"]: e["entry"] for e in admin("bi", "list", "--bucket", bucket)}
+    for n in range(1, 4):
+        a, b = (entries[f"_multipart_mp/{name}.{uploads[name]}.{n}"] for name in ("ours", "theirs"))
+        fields = ("category", "size", "etag", "owner", "owner_display_name", "content_type", "accounted_size")
+        assert {k: a["meta"][k] for k in fields} == {k: b["meta"][k] for k in fields}, n
+        assert a["ver"]["pool"] == b["ver"]["pool"]
+    a, b = (entries[f"_multipart_mp/{name}.{uploads[name]}.meta"] for name in ("ours", "theirs"))
+    fields = ("category", "size", "owner", "content_type", "accounted_size")
+    assert {k: a["meta"][k] for k in fields} == {k: b["meta"][k] for k in fields}
+    consistent(bucket)
+    # the parts as each gateway lists them
+    for c in (rgw, ours):
+        listed = [{k: p[k] for k in ("PartNumber", "ETag", "Size")}
+                  for name in uploads
+                  for p in c.list_parts(Bucket=bucket, Key=f"mp/{name}", UploadId=uploads[name])["Parts"]]
+        assert listed[:3] == listed[3:] and [p["Size"] for p in listed[:3]] == list(PART_SIZES)
+    for name, c in (("ours", ours), ("theirs", rgw)):
+        r = c.complete_multipart_upload(Bucket=bucket, Key=f"mp/{name}", UploadId=uploads[name],
+                                        MultipartUpload={"Parts": results[name]})
+        # S3's answer names the ETag; radosgw 16.2's leaves it empty
+        assert r["ETag"] == (multipart_etag(bodies) if c is ours else "")
+    whole = b"".join(bodies)
+    for c in (rgw, ours):
+        views = []
+        for name in uploads:
+            r = c.get_object(Bucket=bucket, Key=f"mp/{name}")
+            assert r["Body"].read() == whole
+            views.append(head_view(r))
+        assert views[0] == views[1] and views[0]["ETag"] == multipart_etag(bodies)
+        ranged = c.get_object(Bucket=bucket, Key="mp/ours", Range="bytes=6291000-12583000")["Body"].read()
+        assert ranged == whole[6291000:12583001]
+    assert acl_view(rgw, bucket, "mp/ours") == acl_view(rgw, bucket, "mp/theirs")
+    stats = {name: admin("object", "stat", "--bucket", bucket, "--object", f"mp/{name}") for name in uploads}
+    shape = lambda m: (m["obj_size"], m["head_size"], m["max_head_size"],
+                       [(r["key"], {k: v for k, v in r["val"].items() if k != "override_prefix"})
+                        for r in m["rules"]])
+    assert shape(stats["ours"]["manifest"]) == shape(stats["theirs"]["manifest"])
+    assert len(stats["ours"]["manifest"]["rules"]) == 2, "parts 1 and 2 share a rule"
+    a, b = (xattrs(head_oid(marker, f"mp/{name}")) for name in uploads)
+    request_headers = {n for n in b if n.startswith("user.rgw.x-amz-") and not n.startswith("user.rgw.x-amz-meta-")}
+    assert {n: v for n, v in a.items() if n not in INCIDENTAL} == \
+        {n: v for n, v in b.items() if n not in INCIDENTAL | request_headers}
+    entries = {e["idx"]: e["entry"] for e in admin("bi", "list", "--bucket", bucket)}
+    fields = ("category", "size", "etag", "owner", "owner_display_name", "content_type", "accounted_size")
+    assert {k: entries["mp/ours"]["meta"][k] for k in fields} == \
+        {k: entries["mp/theirs"]["meta"][k] for k in fields}
+    # the upload's records are gone; its stripes are the object's
+    assert index_names(bucket, "_multipart_") == []
+    assert not {o for o in pool_objects(extra_pool(), marker) if any(u in o for u in uploads.values())}
+    consistent(bucket)
+    for name in uploads:
+        ours.delete_object(Bucket=bucket, Key=f"mp/{name}")
+    assert not {o for o in upload_objects(marker) if any(u in o for u in uploads.values())}
+    consistent(bucket)
+
+
+def test_an_upload_goes_on_through_either_gateway(both):
+    """Begun through one gateway, parts through both, listed through both,
+    completed (or aborted) through the other."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    marker, _ = bucket_ids(bucket)
+    bodies = [os.urandom(n) for n in PART_SIZES]
+    for first, last in ((rgw, ours), (ours, rgw)):
+        key = "across/" + ("ours-last" if last is ours else "theirs-last")
+        upload_id = first.create_multipart_upload(Bucket=bucket, Key=key, ContentType="a/b")["UploadId"]
+        for c in (rgw, ours):
+            listed = c.list_multipart_uploads(Bucket=bucket, Prefix="across/")["Uploads"]
+            assert [(u["Key"], u["UploadId"]) for u in listed] == [(key, upload_id)]
+        parts = upload_parts([first, last], bucket, key, upload_id, bodies)
+        for c in (rgw, ours):
+            got = c.list_parts(Bucket=bucket, Key=key, UploadId=upload_id)["Parts"]
+            assert [(p["PartNumber"], p["ETag"], p["Size"]) for p in got] == \
+                [(p["PartNumber"], p["ETag"], len(b)) for p, b in zip(parts, bodies)]
+        last.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id,
+                                       MultipartUpload={"Parts": parts})
+        for c in (rgw, ours):
+            r = c.get_object(Bucket=bucket, Key=key)
+            assert r["Body"].read() == b"".join(bodies) and r["ContentType"] == "a/b"
+        consistent(bucket)
+        # and an upload aborted through the other gateway
+        upload_id = first.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+        upload_parts([first, last], bucket, key, upload_id, bodies[:2])
+        last.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+        for c in (rgw, ours):
+            with pytest.raises(ClientError) as e:
+                c.list_parts(Bucket=bucket, Key=key, UploadId=upload_id)
+            # S3's error; radosgw 16.2 answers NoSuchKey
+            assert e.value.response["Error"]["Code"] == ("NoSuchUpload" if c is ours else "NoSuchKey")
+        if last is rgw:
+            # radosgw hands an aborted upload's stripes to its collector,
+            # which removes them two hours later: now, here
+            admin("gc", "process", "--include-all")
+        assert not {o for o in upload_objects(marker) if upload_id in o}
+        consistent(bucket)
+    for key in ("across/ours-last", "across/theirs-last"):
+        ours.delete_object(Bucket=bucket, Key=key)
+
+
+def test_replaced_and_unused_parts_leave_nothing_behind(both):
+    """Through rsgw: part 1 uploaded twice (the second replaces the
+    first), a part left out of the completion, an upload aborted: once
+    done, the bucket holds no stripe, record or index entry of any but
+    the object's, and the object is the parts chosen."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    marker, _ = bucket_ids(bucket)
+    before = upload_objects(marker)
+    key = "again/obj"
+    upload_id = ours.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    first = os.urandom(5 << 20)
+    ours.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=1, Body=first)
+    bodies = [os.urandom(5 << 20), os.urandom(100), os.urandom(7)]
+    parts = upload_parts([ours], bucket, key, upload_id, bodies)
+    assert len(index_names(bucket, f"_multipart_{key}.")) == 4, "one entry per part and the meta object"
+    ours.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id,
+                                   MultipartUpload={"Parts": parts[:2]})
+    r = rgw.get_object(Bucket=bucket, Key=key)
+    assert r["Body"].read() == bodies[0] + bodies[1] and r["ETag"] == multipart_etag(bodies[:2])
+    assert index_names(bucket, "_multipart_") == []
+    manifest = admin("object", "stat", "--bucket", bucket, "--object", key)["manifest"]
+    prefixes = {manifest["prefix"]} | {r["val"]["override_prefix"] for r in manifest["rules"]} - {""}
+    left = upload_objects(marker) - before
+    assert all(any(f"_{p}." in o for p in prefixes) for o in left), (left, prefixes)
+    assert len(left) == 3, left  # part 1's two stripes, part 2's one
+    consistent(bucket)
+    upload_id = ours.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    upload_parts([ours], bucket, key, upload_id, bodies)
+    ours.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+    assert upload_objects(marker) - before == left
+    assert index_names(bucket, "_multipart_") == []
+    ours.delete_object(Bucket=bucket, Key=key)
+    assert upload_objects(marker) - before == set()
+    consistent(bucket)
+
+
+def test_parts_copied_from_radosgws_objects(both):
+    """UploadPartCopy through rsgw: a whole object radosgw wrote and a
+    range of it become parts; radosgw reads the completed object as those
+    bytes."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    src = os.urandom((5 << 20) + 13)
+    rgw.put_object(Bucket=bucket, Key="pcopy/src", Body=src)
+    key = "pcopy/obj"
+    upload_id = ours.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    parts = []
+    for n, extra in ((1, {}), (2, {"CopySourceRange": "bytes=100-1099"})):
+        r = ours.upload_part_copy(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=n,
+                                  CopySource={"Bucket": bucket, "Key": "pcopy/src"}, **extra)
+        parts.append({"PartNumber": n, "ETag": r["CopyPartResult"]["ETag"]})
+    ours.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts})
+    r = rgw.get_object(Bucket=bucket, Key=key)
+    assert r["Body"].read() == src + src[100:1100]
+    assert r["ETag"] == multipart_etag([src, src[100:1100]])
+    for k in (key, "pcopy/src"):
+        ours.delete_object(Bucket=bucket, Key=k)
+    consistent(bucket)
+
+
+def test_uploads_list_as_radosgw_lists_them(both):
+    """ListMultipartUploads through rsgw and radosgw: the same uploads,
+    page by page, in the index's order. Where radosgw 16.2 departs from
+    S3, rsgw answers as S3 does: with a delimiter, radosgw drops the
+    uploads it should roll up into common prefixes (rsgw lists the
+    prefixes); after a key marker, radosgw lists the marker's own uploads
+    again (rsgw lists later keys only)."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    made = []
+    for i, key in enumerate(["lu/a", "lu/a", "lu/b/1", "lu/b/2", "lu/c.d", "lu/c"]):
+        c = ours if i % 2 else rgw
+        made.append((key, c.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]))
+    try:
+        def view(c, **kw):
+            r = c.list_multipart_uploads(Bucket=bucket, **kw)
+            return ([(u["Key"], u["UploadId"], u["Initiator"]["ID"]) for u in r.get("Uploads", [])],
+                    [p["Prefix"] for p in r.get("CommonPrefixes", [])], r["IsTruncated"],
+                    r.get("NextKeyMarker"), r.get("NextUploadIdMarker"))
+        for kw in ({"Prefix": "lu/"}, {"Prefix": "lu/b/"}, {"Prefix": "lu/", "MaxUploads": 2},
+                   {"Prefix": "lu/", "MaxUploads": 2, "KeyMarker": "lu/a", "UploadIdMarker": made[0][1]},
+                   {"Prefix": "lu/", "Delimiter": "/", "MaxUploads": 1}):
+            assert view(rgw, **kw) == view(ours, **kw), kw
+        everything = view(ours, Prefix="lu/")[0]
+        assert [u[0] for u in everything] == ["lu/a", "lu/a", "lu/b/1", "lu/b/2", "lu/c", "lu/c.d"]
+        rolled = view(ours, Prefix="lu/", Delimiter="/")
+        assert rolled[0] == [u for u in everything if not u[0].startswith("lu/b/")] and rolled[1] == ["lu/b/"]
+        assert view(ours, Prefix="lu/", KeyMarker="lu/b/1")[0] == everything[3:]
+    finally:
+        for key, upload_id in made:
+            ours.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+    assert rgw.list_multipart_uploads(Bucket=bucket, Prefix="lu/").get("Uploads", []) == []
+    consistent(bucket)
+
+
+def test_completions_radosgw_refuses_rsgw_refuses(both):
+    """A wrong ETag, a part too small: the same S3 error through both
+    gateways, the upload left as it was; an unknown upload: S3's error
+    through rsgw; object tags, which radosgw's layout would keep
+    otherwise, refused with 501."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    key = "refuse/obj"
+    upload_id = rgw.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    parts = upload_parts([ours], bucket, key, upload_id, [os.urandom(100), os.urandom(100)])
+    cases = [
+        ({"UploadId": upload_id, "MultipartUpload": {"Parts": [{"PartNumber": 1, "ETag": '"' + "0" * 32 + '"'}]}},
+         "InvalidPart", "InvalidPart"),
+        ({"UploadId": upload_id, "MultipartUpload": {"Parts": parts}}, "EntityTooSmall", "EntityTooSmall"),
+        # S3's error; radosgw 16.2 answers 500
+        ({"UploadId": "2~nosuchupload", "MultipartUpload": {"Parts": parts}}, "InternalError", "NoSuchUpload"),
+    ]
+    for kw, theirs, mine in cases:
+        for c, code in ((rgw, theirs), (ours, mine)):
+            with pytest.raises(ClientError) as e:
+                c.complete_multipart_upload(Bucket=bucket, Key=key, **kw)
+            assert e.value.response["Error"]["Code"] == code, (kw, e.value.response)
+    assert len(ours.list_parts(Bucket=bucket, Key=key, UploadId=upload_id)["Parts"]) == 2
+    with pytest.raises(ClientError) as e:
+        ours.create_multipart_upload(Bucket=bucket, Key="refuse/other", Tagging="a=b")
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501, e.value.response
+    assert ours.list_multipart_uploads(Bucket=bucket, Prefix="refuse/")["Uploads"][0]["UploadId"] == upload_id
+    assert len(ours.list_multipart_uploads(Bucket=bucket, Prefix="refuse/")["Uploads"]) == 1
+    ours.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
+    consistent(bucket)
+
+
+def test_the_aws_cli_copies_a_large_file_through_rsgw(both, tmp_path):
+    """`aws s3 cp` of a 20 MiB file through rsgw (uploaded in 8 MiB parts
+    by the CLI) and back through radosgw: the same bytes."""
+    bucket = both["bucket"]
+    src, back = tmp_path / "big.bin", tmp_path / "back.bin"
+    src.write_bytes(os.urandom(20 << 20))
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=both["key"][0], AWS_SECRET_ACCESS_KEY=both["key"][1],
+               AWS_DEFAULT_REGION="us-east-1", AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null")
+    aws = os.path.join(os.path.dirname(sys.executable), "aws")  # the test venv's CLI
+    rgw_url, rsgw_url = both["urls"]
+    for args in (["--endpoint-url", rsgw_url, "s3", "cp", str(src), f"s3://{bucket}/cli/big.bin"],
+                 ["--endpoint-url", rgw_url, "s3", "cp", f"s3://{bucket}/cli/big.bin", str(back)]):
+        r = subprocess.run([aws, *args], capture_output=True, timeout=300, env=env)
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert back.read_bytes() == src.read_bytes()
+    etag = both["radosgw"].head_object(Bucket=bucket, Key="cli/big.bin")["ETag"]
+    assert etag.endswith('-3"'), etag
+    both["rsgw"].delete_object(Bucket=bucket, Key="cli/big.bin")
+    consistent(bucket)

@@ -142,6 +142,10 @@ pub struct Complete<'a> {
     pub epoch: u64,
     /// The entry's metadata (for `Add`).
     pub meta: &'a EntryMeta,
+    /// Entries of the same shard removed with the change, their stats
+    /// taken off the shard's (a completed multipart upload's parts and
+    /// meta object).
+    pub remove: &'a [String],
 }
 
 /// The input of `rgw.bucket_complete_op` (`rgw_cls_obj_complete_op`,
@@ -154,7 +158,7 @@ pub fn encode_complete(c: &Complete<'_>) -> Vec<u8> {
         e.u8(c.op.number()).u64(c.epoch);
         c.meta.encode(e);
         e.string(c.tag).string(c.locator);
-        e.u32(0); // remove_objs
+        e.seq(c.remove.iter(), |e, k| encode_key(e, k, ""));
         // rgw_bucket_entry_ver: packed values
         e.block(1, 1, |e| {
             e.packed(c.pool as u64).packed(c.epoch);

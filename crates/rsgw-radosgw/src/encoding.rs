@@ -463,6 +463,12 @@ impl Encoder {
         self
     }
 
+    /// Bytes another encoder wrote (a nested record's whole block).
+    pub fn raw(&mut self, b: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(b);
+        self
+    }
+
     /// A `ceph::real_time`: `u32` seconds and `u32` nanoseconds since the
     /// Unix epoch (a time before it is written as the epoch).
     pub fn time(&mut self, t: SystemTime) -> &mut Self {

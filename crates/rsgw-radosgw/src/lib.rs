@@ -20,6 +20,8 @@
 //! - [`acl`]: bucket and object ACLs (`user.rgw.acl`);
 //! - [`cls`]: the `rgw` object class's calls rsgw makes to write as
 //!   radosgw writes (an index entry's prepare and complete steps);
+//! - [`upload`]: a multipart upload's records (its meta object's
+//!   placement and the parts' records in its omap);
 //! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
 //! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
 //! - [`notify`]: radosgw's cache notifications on the zone's control
@@ -31,7 +33,9 @@
 //!   [`Store`](rsgw_store::Store) and decoded by the modules above;
 //! - [`writes`]: beside it, what rsgw writes into a zone as radosgw
 //!   writes it: objects put whole and removed, with radosgw's index
-//!   protocol ([`cls`]).
+//!   protocol ([`cls`]);
+//! - [`uploads`]: beside them, multipart uploads taken as radosgw takes
+//!   them (its meta object, parts and their records, completion).
 //!
 //! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
 //! panic: counts are checked against the bytes left before anything is
@@ -49,6 +53,8 @@ pub mod encoding;
 pub mod index;
 pub mod manifest;
 pub mod notify;
+pub mod upload;
+pub mod uploads;
 pub mod user;
 pub mod writes;
 pub mod zone;

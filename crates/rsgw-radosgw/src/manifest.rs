@@ -119,7 +119,7 @@ pub struct Part {
 }
 
 /// An object's manifest (`RGWObjManifest`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Manifest {
     /// The object's size.
     pub obj_size: u64,
@@ -272,6 +272,123 @@ impl Manifest {
             head,
             head_placement_rule: placement_rule.to_string(),
             tail_placement_rule: placement_rule.to_string(),
+        }
+    }
+
+    /// The manifest radosgw 16.2 keeps in the record of part `num` of a
+    /// multipart upload of `head` (`MultipartObjectProcessor`): the
+    /// part's `size` bytes in stripes of `stripe` bytes, the first in
+    /// `<marker>__multipart_<prefix>.<num>`, the rest in
+    /// `<marker>__shadow_<prefix>.<num>_<n>`; no bytes in the head, and
+    /// no head placement (radosgw names only the tail's).
+    pub fn part(
+        head: Obj,
+        (size, stripe): (u64, u64),
+        prefix: &str,
+        num: u32,
+        placement_rule: &str,
+    ) -> Self {
+        Manifest {
+            obj_size: size,
+            explicit: None,
+            head_size: 0,
+            max_head_size: 0,
+            prefix: prefix.to_string(),
+            rules: vec![(
+                0,
+                Rule {
+                    start_part_num: num,
+                    start_ofs: 0,
+                    part_size: 0,
+                    stripe_max_size: stripe,
+                    override_prefix: String::new(),
+                },
+            )],
+            tail_bucket: None,
+            tail_instance: head.instance.clone(),
+            head,
+            head_placement_rule: String::new(),
+            tail_placement_rule: placement_rule.to_string(),
+        }
+    }
+
+    /// Lays out `next`'s bytes after this manifest's, as radosgw's
+    /// `RGWObjManifest::append` does when it completes a multipart upload
+    /// (a manifest of no rules, the first part's, becomes `next`): a rule
+    /// continued when `next`'s part follows it with the same part size,
+    /// stripe size and prefix, else `next`'s rules added at this size's
+    /// offset (under their own prefix when it differs). Manifests listing
+    /// their pieces explicitly (radosgw's oldest) are refused.
+    pub fn append(&mut self, mut next: Manifest) -> Result<()> {
+        if self.explicit.is_some() || next.explicit.is_some() || next.rules.is_empty() {
+            return Err(DecodeError::Value {
+                what: "a part's manifest appended (explicit or without rules)",
+                value: 0,
+                at: 0,
+            });
+        }
+        if self.rules.is_empty() {
+            *self = next;
+            return Ok(());
+        }
+        if self.prefix.is_empty() {
+            self.prefix.clone_from(&next.prefix);
+        }
+        let next_size = next.obj_size;
+        let next_prefix = next.prefix.clone();
+        let mut at = 0;
+        while at < next.rules.len() {
+            let Some((_, last)) = self.rules.last_mut() else {
+                break;
+            };
+            if last.part_size == 0 {
+                last.part_size = self.obj_size.saturating_sub(last.start_ofs);
+            }
+            let nr = &mut next.rules[at].1;
+            if nr.part_size == 0 {
+                nr.part_size = next_size.saturating_sub(nr.start_ofs);
+            }
+            let rule_prefix = match last.override_prefix.as_str() {
+                "" => self.prefix.as_str(),
+                p => p,
+            };
+            let next_rule_prefix = match nr.override_prefix.as_str() {
+                "" => next_prefix.clone(),
+                p => p.to_string(),
+            };
+            if last.part_size != nr.part_size
+                || last.stripe_max_size != nr.stripe_max_size
+                || rule_prefix != next_rule_prefix
+            {
+                let over = (next_rule_prefix != self.prefix).then_some(next_rule_prefix);
+                self.append_rules(&next, at, over.as_deref());
+                break;
+            }
+            let expected = u64::from(last.start_part_num)
+                + (self.obj_size.saturating_add(nr.start_ofs))
+                    .saturating_sub(last.start_ofs)
+                    .checked_div(last.part_size)
+                    .unwrap_or(1);
+            if expected != u64::from(nr.start_part_num) {
+                self.append_rules(&next, at, None);
+                break;
+            }
+            at += 1;
+        }
+        self.obj_size = self.obj_size.saturating_add(next_size);
+        Ok(())
+    }
+
+    /// `next`'s rules from the `from`th on, moved past this manifest's
+    /// bytes (`RGWObjManifest::append_rules`).
+    fn append_rules(&mut self, next: &Manifest, from: usize, override_prefix: Option<&str>) {
+        for (_, rule) in &next.rules[from..] {
+            let mut rule = rule.clone();
+            rule.start_ofs = rule.start_ofs.saturating_add(self.obj_size);
+            if let Some(p) = override_prefix {
+                rule.override_prefix = p.to_string();
+            }
+            self.rules.push((rule.start_ofs, rule));
         }
     }
 

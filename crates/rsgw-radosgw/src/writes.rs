@@ -81,33 +81,40 @@ pub struct NewObject {
     pub acl: Policy,
 }
 
-/// An object being put ([`Zone::begin_put`]): the stripes written so far.
+/// An object being put ([`Zone::begin_put`]), or a part of a multipart
+/// upload ([`Zone::begin_part`]): the stripes written so far.
 #[derive(Debug)]
 pub struct ObjectWrite {
-    bucket: ZoneBucket,
-    key: String,
-    prefix: String,
-    tails: Vec<ObjectId>,
+    pub(crate) bucket: ZoneBucket,
+    pub(crate) key: String,
+    pub(crate) prefix: String,
+    pub(crate) tails: Vec<ObjectId>,
+    /// The part's number and the RADOS object of its first stripe,
+    /// created empty when the part began (the name claimed).
+    pub(crate) part: Option<(u32, ObjectId)>,
 }
 
 impl ObjectWrite {
-    /// The manifest of the object once `size` bytes are written.
-    fn manifest(&self, size: u64) -> Manifest {
-        let placement = match self.bucket.info.placement_rule.to_str() {
-            p if p.is_empty() => DEFAULT_PLACEMENT.to_string(),
-            p => p,
-        };
-        Manifest::plain(
-            head_obj(&self.bucket, &self.key),
-            size,
-            STRIPE,
-            &self.prefix,
-            &placement,
-        )
+    /// The manifest of the object (or part) once `size` bytes are written.
+    pub(crate) fn manifest(&self, size: u64) -> Manifest {
+        let head = head_obj(&self.bucket, &self.key);
+        let placement = placement_of(&self.bucket);
+        match &self.part {
+            None => Manifest::plain(head, size, STRIPE, &self.prefix, &placement),
+            Some((num, _)) => Manifest::part(head, (size, STRIPE), &self.prefix, *num, &placement),
+        }
     }
 }
 
-fn head_obj(bucket: &ZoneBucket, key: &str) -> Obj {
+/// The bucket's placement rule, radosgw's default when it names none.
+pub(crate) fn placement_of(bucket: &ZoneBucket) -> String {
+    match bucket.info.placement_rule.to_str() {
+        p if p.is_empty() => DEFAULT_PLACEMENT.to_string(),
+        p => p,
+    }
+}
+
+pub(crate) fn head_obj(bucket: &ZoneBucket, key: &str) -> Obj {
     Obj {
         bucket: bucket.info.bucket.clone(),
         ns: String::new(),
@@ -131,7 +138,7 @@ fn random_u64() -> u64 {
 }
 
 /// `n` random letters and digits (radosgw's `gen_rand_alphanumeric`).
-fn random_alphanumeric(n: usize) -> String {
+pub(crate) fn random_alphanumeric(n: usize) -> String {
     const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let mut out = String::with_capacity(n);
     let mut bits = random_u64();
@@ -146,11 +153,26 @@ fn random_alphanumeric(n: usize) -> String {
 }
 
 /// A string xattr as radosgw stores most: with a trailing NUL.
-fn nul_terminated(s: &str) -> Bytes {
+pub(crate) fn nul_terminated(s: &str) -> Bytes {
     let mut v = Vec::with_capacity(s.len() + 1);
     v.extend_from_slice(s.as_bytes());
     v.push(0);
     v.into()
+}
+
+/// A head to write in place of a key's current one
+/// ([`Zone::replace_head`]).
+pub(crate) struct NewHead {
+    /// The object's first bytes.
+    pub(crate) data: Bytes,
+    /// Its manifest, encoded.
+    pub(crate) manifest: Vec<u8>,
+    /// The xattrs it keeps besides its tags, manifest and zone.
+    pub(crate) xattrs: Vec<(String, Bytes)>,
+    /// Its index entry (the mtime is the write's).
+    pub(crate) entry: EntryMeta,
+    /// Entries of its shard the change removes.
+    pub(crate) remove: Vec<String>,
 }
 
 /// What a head held before a change: the guard's tag and the tails to
@@ -164,7 +186,7 @@ struct OldHead {
 
 impl Zone {
     /// A new tag, as radosgw makes them: `<zone id>.<writer>.<random>`.
-    fn new_tag(&self) -> String {
+    pub(crate) fn new_tag(&self) -> String {
         format!(
             "{}.{}.{}",
             self.params().id,
@@ -174,7 +196,7 @@ impl Zone {
     }
 
     /// The index shard object holding `key`'s entry.
-    fn shard_of_key(bucket: &ZoneBucket, key: &str) -> ObjectId {
+    pub(crate) fn shard_of_key(bucket: &ZoneBucket, key: &str) -> ObjectId {
         let info = &bucket.info;
         let shard = shard_of(key, info.index.num_shards);
         in_pool(
@@ -236,35 +258,39 @@ impl Zone {
         }
     }
 
-    /// `rgw.bucket_prepare_op` on `key`'s shard.
-    async fn prepare(
+    /// `rgw.bucket_prepare_op` on `entry`'s shard.
+    pub(crate) async fn prepare(
         &self,
         bucket: &ZoneBucket,
-        key: &str,
+        entry: &IndexEntry,
         op: ModifyOp,
         tag: &str,
     ) -> ZoneResult<()> {
-        let locator = head_obj(bucket, key).locator();
         self.store()
             .write(
-                &Self::shard_of_key(bucket, key),
+                &Self::shard_of_key(bucket, &entry.shard_key),
                 WriteOp::new()
                     .exec(CLASS, GUARD_RESHARDING_METHOD, encode_guard_resharding())
                     .exec(
                         CLASS,
                         PREPARE_METHOD,
-                        encode_prepare(op, &index_key(key), tag, &locator),
+                        encode_prepare(op, &entry.name, tag, &entry.locator),
                     ),
             )
             .await?;
         Ok(())
     }
 
-    /// `rgw.bucket_complete_op` on `key`'s shard.
-    async fn complete(&self, bucket: &ZoneBucket, key: &str, c: &Complete<'_>) -> ZoneResult<()> {
+    /// `rgw.bucket_complete_op` on `entry`'s shard.
+    pub(crate) async fn complete(
+        &self,
+        bucket: &ZoneBucket,
+        entry: &IndexEntry,
+        c: &Complete<'_>,
+    ) -> ZoneResult<()> {
         self.store()
             .write(
-                &Self::shard_of_key(bucket, key),
+                &Self::shard_of_key(bucket, &entry.shard_key),
                 WriteOp::new()
                     .exec(CLASS, GUARD_RESHARDING_METHOD, encode_guard_resharding())
                     .exec(CLASS, COMPLETE_METHOD, encode_complete(c)),
@@ -275,37 +301,43 @@ impl Zone {
 
     /// Cancels the change prepared under `tag` (radosgw's
     /// `cls_obj_complete_cancel`: no pool, no version).
-    async fn cancel(&self, bucket: &ZoneBucket, key: &str, tag: &str) -> ZoneResult<()> {
-        let locator = head_obj(bucket, key).locator();
+    pub(crate) async fn cancel(
+        &self,
+        bucket: &ZoneBucket,
+        entry: &IndexEntry,
+        tag: &str,
+    ) -> ZoneResult<()> {
         let meta = EntryMeta::empty();
         self.complete(
             bucket,
-            key,
+            entry,
             &Complete {
                 op: ModifyOp::Cancel,
-                key: &index_key(key),
-                locator: &locator,
+                key: &entry.name,
+                locator: &entry.locator,
                 tag,
                 pool: -1,
                 epoch: 0,
                 meta: &meta,
+                remove: &[],
             },
         )
         .await
     }
 
-    /// A write into the bucket's data pool, which radosgw makes with the
-    /// placement's first object (`rgw_init_ioctx`): a pool not made yet is
-    /// made, as radosgw makes it, and the write sent again.
-    async fn write_data(
+    /// A write into the data pool `pool` of the bucket's placement (its
+    /// data pool, or its extra pool for upload records), which radosgw
+    /// makes with the pool's first object (`rgw_init_ioctx`): a pool not
+    /// made yet is made, as radosgw makes it, and the write sent again.
+    pub(crate) async fn write_data(
         &self,
-        bucket: &ZoneBucket,
+        pool: &str,
         id: &ObjectId,
         op: WriteOp,
     ) -> Result<WriteOutcome, StoreError> {
         match self.store().write(id, op.clone()).await {
             Err(StoreError::NoSuchPool(_)) => {
-                self.store().create_pool(&bucket.data_pool.name).await?;
+                self.store().create_pool(pool).await?;
                 self.store().write(id, op).await
             }
             r => r,
@@ -313,7 +345,7 @@ impl Zone {
     }
 
     /// Removes the stripes of a put that failed: no head ever named them.
-    async fn remove_tails(&self, tails: &[ObjectId]) {
+    pub(crate) async fn remove_tails(&self, tails: &[ObjectId]) {
         for tail in tails {
             self.drop_tail(tail, WriteOp::new().remove()).await;
         }
@@ -338,7 +370,7 @@ impl Zone {
     /// One tail's removal or release. A tail already gone is fine; another
     /// failure leaves the tail behind (an orphan `radosgw-admin orphans
     /// find` reports), never fails the change.
-    async fn drop_tail(&self, tail: &ObjectId, op: WriteOp) {
+    pub(crate) async fn drop_tail(&self, tail: &ObjectId, op: WriteOp) {
         if let Err(e) = self.store().write(tail, op).await
             && e != StoreError::NotFound
         {
@@ -354,6 +386,7 @@ impl Zone {
             key: key.to_string(),
             prefix: format!(".{}_", random_alphanumeric(31)),
             tails: Vec::new(),
+            part: None,
         }
     }
 
@@ -372,14 +405,21 @@ impl Zone {
             })?;
         let id = in_pool(&w.bucket.data_pool, piece.oid).with_locator(piece.locator);
         w.tails.push(id.clone());
-        self.write_data(&w.bucket, &id, WriteOp::new().create().write_full(data))
-            .await?;
+        self.write_data(
+            &w.bucket.data_pool.name,
+            &id,
+            WriteOp::new().create().write_full(data),
+        )
+        .await?;
         Ok(())
     }
 
-    /// Gives up a put: removes the stripes written.
+    /// Gives up a put (or a part): removes the stripes written.
     pub async fn abort_put(&self, w: ObjectWrite) {
         self.remove_tails(&w.tails).await;
+        if let Some((_, first)) = &w.part {
+            self.remove_tails(std::slice::from_ref(first)).await;
+        }
     }
 
     /// Ends a put: writes the head (`head`, the object's first bytes, up
@@ -397,7 +437,28 @@ impl Zone {
         size: u64,
         obj: &NewObject,
     ) -> ZoneResult<()> {
-        let r = self.write_head(&w, head, size, obj).await;
+        let mut xattrs = vec![
+            (ATTR_ACL.to_string(), Bytes::from(obj.acl.encode())),
+            (ATTR_ETAG.to_string(), Bytes::from(obj.etag.clone())),
+        ];
+        xattrs.extend(stored_xattrs(obj));
+        let new = NewHead {
+            data: head,
+            manifest: w.manifest(size).encode(),
+            xattrs,
+            entry: EntryMeta {
+                category: Category::Main,
+                size,
+                etag: obj.etag.clone(),
+                owner: obj.acl.owner.to_str(),
+                owner_display_name: obj.acl.owner_display_name.clone(),
+                content_type: obj.headers.get("content-type").cloned().unwrap_or_default(),
+                accounted_size: size,
+                ..EntryMeta::empty()
+            },
+            remove: Vec::new(),
+        };
+        let r = self.replace_head(&w.bucket, &w.key, &new).await;
         if r.is_err() {
             self.remove_tails(&w.tails).await;
         }
@@ -407,45 +468,46 @@ impl Zone {
     /// The complete step of `op` once the head changed (`out`, its new
     /// version): its failure is logged, not returned (see
     /// [`Zone::finish_put`]).
-    async fn complete_after_head(
+    pub(crate) async fn complete_after_head(
         &self,
-        (bucket, key): (&ZoneBucket, &str),
+        (bucket, entry): (&ZoneBucket, &IndexEntry),
         (op, tag): (ModifyOp, &str),
         out: &WriteOutcome,
-        meta: &EntryMeta,
+        (meta, remove): (&EntryMeta, &[String]),
     ) {
-        let locator = head_obj(bucket, key).locator();
         let c = Complete {
             op,
-            key: &index_key(key),
-            locator: &locator,
+            key: &entry.name,
+            locator: &entry.locator,
             tag,
             pool: out.pool.unwrap_or(-1),
             epoch: out.version,
             meta,
+            remove,
         };
-        if let Err(e) = self.complete(bucket, key, &c).await {
-            tracing::warn!(bucket = %bucket.info.bucket.name, key, tag, error = %e,
+        if let Err(e) = self.complete(bucket, entry, &c).await {
+            tracing::warn!(bucket = %bucket.info.bucket.name, entry = %entry.name, tag, error = %e,
                 "the index's complete step failed after the head changed: the entry stays pending until radosgw lists the shard");
         }
     }
 
-    async fn write_head(
+    /// Writes `new` as `key`'s head in place of the current one (if any),
+    /// between the index's prepare and complete steps, guarded against a
+    /// racing writer (tried again up to [`RACE_TRIES`] times); then
+    /// releases the replaced head's tails.
+    pub(crate) async fn replace_head(
         &self,
-        w: &ObjectWrite,
-        head: Bytes,
-        size: u64,
-        obj: &NewObject,
+        bucket: &ZoneBucket,
+        key: &str,
+        new: &NewHead,
     ) -> ZoneResult<()> {
-        let manifest = w.manifest(size).encode();
-        let acl = obj.acl.encode();
-        let content_type = obj.headers.get("content-type").cloned().unwrap_or_default();
+        let entry = IndexEntry::of_key(bucket, key);
         let mut tries = 0;
         loop {
             tries += 1;
-            let old = self.old_head(&w.bucket, &w.key).await?;
+            let old = self.old_head(bucket, key).await?;
             let tag = self.new_tag();
-            self.prepare(&w.bucket, &w.key, ModifyOp::Add, &tag).await?;
+            self.prepare(bucket, &entry, ModifyOp::Add, &tag).await?;
             let mtime = SystemTime::now();
             let mut op = Self::guarded(old.as_ref());
             if old.is_some() {
@@ -453,30 +515,23 @@ impl Zone {
                     .create()
                     .exec(CLASS, OBJ_REMOVE_METHOD, encode_obj_remove());
             }
+            op = op.write_full(new.data.clone());
+            for (name, value) in &new.xattrs {
+                op = op.set_xattr(name.as_str(), value.clone());
+            }
             op = op
-                .write_full(head.clone())
-                .set_xattr(ATTR_ACL, acl.clone())
-                .set_xattr(ATTR_ETAG, obj.etag.clone())
                 .set_xattr(ATTR_ID_TAG, nul_terminated(&tag))
                 .set_xattr(ATTR_TAIL_TAG, nul_terminated(&tag))
-                .set_xattr(ATTR_MANIFEST, manifest.clone())
-                .set_xattr(ATTR_SOURCE_ZONE, Bytes::from_static(&[0; 4]));
-            for (attr, header) in ATTR_HEADERS {
-                if let Some(v) = obj.headers.get(header) {
-                    op = op.set_xattr(attr, nul_terminated(v));
-                }
-            }
-            for (name, v) in &obj.meta {
-                op = op.set_xattr(format!("{ATTR_META_PREFIX}{name}"), nul_terminated(v));
-            }
-            op = op.exec(CLASS, STORE_PG_VER_METHOD, encode_store_pg_ver());
+                .set_xattr(ATTR_MANIFEST, Bytes::from(new.manifest.clone()))
+                .set_xattr(ATTR_SOURCE_ZONE, Bytes::from_static(&[0; 4]))
+                .exec(CLASS, STORE_PG_VER_METHOD, encode_store_pg_ver());
             let written = self
-                .write_data(&w.bucket, &Self::head_id(&w.bucket, &w.key), op)
+                .write_data(&bucket.data_pool.name, &Self::head_id(bucket, key), op)
                 .await;
             let out: WriteOutcome = match written {
                 Ok(out) => out,
                 Err(e) => {
-                    self.cancel(&w.bucket, &w.key, &tag).await?;
+                    self.cancel(bucket, &entry, &tag).await?;
                     let raced = matches!(
                         e,
                         StoreError::GuardFailed(_) | StoreError::Exists | StoreError::NotFound
@@ -488,20 +543,16 @@ impl Zone {
                 }
             };
             let meta = EntryMeta {
-                category: Category::Main,
-                size,
                 mtime,
-                etag: obj.etag.clone(),
-                owner: obj.acl.owner.to_str(),
-                owner_display_name: obj.acl.owner_display_name.clone(),
-                content_type: content_type.clone(),
-                accounted_size: size,
-                user_data: String::new(),
-                storage_class: String::new(),
-                appendable: false,
+                ..new.entry.clone()
             };
-            self.complete_after_head((&w.bucket, &w.key), (ModifyOp::Add, &tag), &out, &meta)
-                .await;
+            self.complete_after_head(
+                (bucket, &entry),
+                (ModifyOp::Add, &tag),
+                &out,
+                (&meta, &new.remove),
+            )
+            .await;
             if let Some(old) = old {
                 self.release_tails(&old).await;
             }
@@ -512,6 +563,7 @@ impl Zone {
     /// Removes `key` from `bucket` as radosgw does; `false` when there was
     /// no such object.
     pub async fn delete_object(&self, bucket: &ZoneBucket, key: &str) -> ZoneResult<bool> {
+        let entry = IndexEntry::of_key(bucket, key);
         let mut tries = 0;
         loop {
             tries += 1;
@@ -519,12 +571,12 @@ impl Zone {
                 return Ok(false);
             };
             let tag = self.new_tag();
-            self.prepare(bucket, key, ModifyOp::Del, &tag).await?;
+            self.prepare(bucket, &entry, ModifyOp::Del, &tag).await?;
             let op = Self::guarded(Some(&old)).exec(CLASS, OBJ_REMOVE_METHOD, encode_obj_remove());
             let out = match self.store().write(&Self::head_id(bucket, key), op).await {
                 Ok(out) => out,
                 Err(e) => {
-                    self.cancel(bucket, key, &tag).await?;
+                    self.cancel(bucket, &entry, &tag).await?;
                     if matches!(e, StoreError::GuardFailed(_)) && tries < RACE_TRIES {
                         continue;
                     }
@@ -538,10 +590,56 @@ impl Zone {
                 mtime: old.mtime,
                 ..EntryMeta::empty()
             };
-            self.complete_after_head((bucket, key), (ModifyOp::Del, &tag), &out, &meta)
+            self.complete_after_head((bucket, &entry), (ModifyOp::Del, &tag), &out, (&meta, &[]))
                 .await;
             self.release_tails(&old).await;
             return Ok(true);
+        }
+    }
+}
+
+/// The xattrs radosgw keeps of an object's stored headers and user
+/// metadata, each with its trailing NUL.
+pub(crate) fn stored_xattrs(obj: &NewObject) -> Vec<(String, Bytes)> {
+    let mut out = Vec::new();
+    for (attr, header) in ATTR_HEADERS {
+        if let Some(v) = obj.headers.get(header) {
+            out.push((attr.to_string(), nul_terminated(v)));
+        }
+    }
+    for (name, v) in &obj.meta {
+        out.push((format!("{ATTR_META_PREFIX}{name}"), nul_terminated(v)));
+    }
+    out
+}
+
+/// An index entry a change names: the key whose shard holds it (an
+/// upload's records are indexed by their object's key), its name in the
+/// index, and its head's locator.
+#[derive(Debug, Clone)]
+pub(crate) struct IndexEntry {
+    pub(crate) shard_key: String,
+    pub(crate) name: String,
+    pub(crate) locator: String,
+}
+
+impl IndexEntry {
+    /// The entry of object `key`.
+    pub(crate) fn of_key(bucket: &ZoneBucket, key: &str) -> Self {
+        IndexEntry {
+            shard_key: key.to_string(),
+            name: index_key(key),
+            locator: head_obj(bucket, key).locator(),
+        }
+    }
+
+    /// The entry of `name` in namespace `ns`, in `key`'s shard
+    /// (`_<ns>_<name>`, no locator).
+    pub(crate) fn in_namespace(key: &str, ns: &str, name: &str) -> Self {
+        IndexEntry {
+            shard_key: key.to_string(),
+            name: format!("_{ns}_{name}"),
+            locator: String::new(),
         }
     }
 }

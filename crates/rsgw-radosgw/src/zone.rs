@@ -49,9 +49,10 @@ pub(crate) const ATTR_ACL: &str = "user.rgw.acl";
 const ATTR_POLICY: &str = "user.rgw.iam-policy";
 const ATTR_CORS: &str = "user.rgw.cors";
 pub(crate) const ATTR_ETAG: &str = "user.rgw.etag";
+pub(crate) const ATTR_CONTENT_TYPE: &str = "user.rgw.content_type";
 /// Stored headers a GET answers with: radosgw's xattr, and the header.
 pub(crate) const ATTR_HEADERS: [(&str, &str); 6] = [
-    ("user.rgw.content_type", "content-type"),
+    (ATTR_CONTENT_TYPE, "content-type"),
     ("user.rgw.content_encoding", "content-encoding"),
     ("user.rgw.content_disposition", "content-disposition"),
     ("user.rgw.content_language", "content-language"),
@@ -91,6 +92,9 @@ pub enum ZoneError {
     /// No object of that key in the bucket.
     #[error("no object {0}")]
     NoSuchObject(String),
+    /// No multipart upload of that id for the key.
+    #[error("no upload {0}")]
+    NoSuchUpload(String),
     /// Something radosgw wrote that this reader does not serve.
     #[error("not served from radosgw's layout: {0}")]
     Unsupported(String),
@@ -136,6 +140,9 @@ pub struct ZoneBucket {
     pub index_pool: Pool,
     /// Where its objects are (its storage class's data pool).
     pub data_pool: Pool,
+    /// Where its multipart uploads' meta objects are (its placement
+    /// target's `data_extra_pool`).
+    pub data_extra_pool: Pool,
 }
 
 /// An object's head: what a HEAD answers, and where the bytes are.
@@ -231,8 +238,25 @@ pub fn index_key(key: &str) -> String {
     }
 }
 
+/// The stored headers (by lower-case name) and user metadata (by name,
+/// without `x-amz-meta-`) among a head's (or an upload's) xattrs.
+pub fn stored_headers(
+    xattrs: &BTreeMap<String, Bytes>,
+) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    let meta = xattrs
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix(ATTR_META_PREFIX)?.to_string(), text(v))))
+        .collect();
+    let headers = ATTR_HEADERS
+        .iter()
+        .filter_map(|(attr, header)| Some((header.to_string(), text(xattrs.get(*attr)?))))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    (headers, meta)
+}
+
 /// A string xattr as radosgw stores it (some with a trailing NUL).
-fn text(value: &[u8]) -> String {
+pub(crate) fn text(value: &[u8]) -> String {
     let end = value.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
     String::from_utf8_lossy(&value[..end]).into_owned()
 }
@@ -501,6 +525,7 @@ impl Zone {
             })?;
         Ok(ZoneBucket {
             index_pool: placement.index_pool.clone(),
+            data_extra_pool: placement.data_extra_pool.clone(),
             data_pool,
             info,
             acl,
@@ -643,15 +668,7 @@ impl Zone {
         let stat = r
             .stat
             .ok_or_else(|| StoreError::Io("a stat asked for was not answered".into()))?;
-        let meta = xattrs
-            .iter()
-            .filter_map(|(k, v)| Some((k.strip_prefix(ATTR_META_PREFIX)?.to_string(), text(v))))
-            .collect();
-        let headers: BTreeMap<String, String> = ATTR_HEADERS
-            .iter()
-            .filter_map(|(attr, header)| Some((header.to_string(), text(xattrs.get(*attr)?))))
-            .filter(|(_, v)| !v.is_empty())
-            .collect();
+        let (headers, meta) = stored_headers(&xattrs);
         Ok(Head {
             etag: xattrs.get(ATTR_ETAG).map(|v| text(v)).unwrap_or_default(),
             content_type: headers.get("content-type").cloned().unwrap_or_default(),

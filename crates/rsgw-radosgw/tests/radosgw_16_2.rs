@@ -30,6 +30,7 @@ use rsgw_radosgw::acl::{Grantee, PERM_FULL_CONTROL, PERM_READ, PERM_READ_ACP, de
 use rsgw_radosgw::bucket::{decode_bucket_instance, decode_entry_point};
 use rsgw_radosgw::index::{Category, decode_dir_entry, decode_dir_header};
 use rsgw_radosgw::manifest::{Manifest, decode_manifest};
+use rsgw_radosgw::upload::{decode_part, decode_upload_info, encode_upload_info};
 use rsgw_radosgw::user::{decode_link, decode_user_record};
 
 const USER: &[u8] = include_bytes!("data/user-dectest1.bin");
@@ -309,4 +310,65 @@ fn a_new_objects_manifest_is_the_one_radosgw_makes() {
         "default-placement",
     );
     assert_eq!(made, striped);
+}
+
+/// A multipart upload radosgw 16.2 took (bucket marker
+/// `6e7b2de6-30d7-40d2-a6f7-9e53cacf6ac1.4164.3`, key `obj`, upload
+/// `2~Cr1xF4bQpFF6v9Il5atkhWLpxo6jdrd`, parts of 6 MiB, 6 MiB and 1 MiB):
+/// the records of its parts in its meta object's omap
+/// (`part.00000001`...), the meta object's data, and, once completed,
+/// the object's `user.rgw.manifest`.
+const UPLOAD_PARTS: [&[u8]; 3] = [
+    include_bytes!("data/upload-part-info-1.bin"),
+    include_bytes!("data/upload-part-info-2.bin"),
+    include_bytes!("data/upload-part-info-3.bin"),
+];
+
+#[test]
+fn an_uploads_part_records_are_the_bytes_radosgw_wrote() {
+    for (n, bytes) in UPLOAD_PARTS.iter().enumerate() {
+        let part = decode_part(bytes).expect("decodes");
+        assert_eq!(part.num as usize, n + 1);
+        assert_eq!(part.compression, "none");
+        assert_eq!(part.accounted_size, part.size);
+        assert_eq!(part.encode(), *bytes, "part {}", n + 1);
+        let made = Manifest::part(
+            part.manifest.head.clone(),
+            (part.size, 4 << 20),
+            "obj.2~Cr1xF4bQpFF6v9Il5atkhWLpxo6jdrd",
+            part.num,
+            "default-placement",
+        );
+        assert_eq!(made, part.manifest, "part {}", n + 1);
+    }
+    for cut in 0..UPLOAD_PARTS[0].len() {
+        assert!(
+            decode_part(&UPLOAD_PARTS[0][..cut]).is_err(),
+            "cut at {cut}"
+        );
+    }
+    let info = include_bytes!("data/upload-info.bin");
+    assert_eq!(
+        decode_upload_info(info).expect("decodes"),
+        "default-placement"
+    );
+    assert_eq!(encode_upload_info("default-placement"), info);
+}
+
+#[test]
+fn a_completed_uploads_manifest_is_its_parts_appended_as_radosgw_appends_them() {
+    let mut whole = Manifest::default();
+    for bytes in UPLOAD_PARTS {
+        whole
+            .append(decode_part(bytes).expect("decodes").manifest)
+            .expect("appends");
+    }
+    let real =
+        decode_manifest(include_bytes!("data/manifest-multipart-6m-6m-1m.bin")).expect("decodes");
+    assert_eq!(whole, real);
+    assert_eq!(
+        whole.encode(),
+        include_bytes!("data/manifest-multipart-6m-6m-1m.bin")
+    );
+    assert_eq!(real.rules.len(), 2, "parts 1 and 2 share a rule");
 }

@@ -89,9 +89,9 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 }
 
 /// The operations a gateway on radosgw's layout serves: reads of buckets,
-/// listings and objects from radosgw's records, and objects put whole
+/// listings and objects from radosgw's records, objects put whole
 /// (CopyObject too: a read and a put) and removed (one or many at a time)
-/// as radosgw writes them.
+/// as radosgw writes them, and multipart uploads as radosgw takes them.
 const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::ListBuckets,
     S3Op::HeadBucket,
@@ -111,18 +111,25 @@ const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::CopyObject,
     S3Op::DeleteObject,
     S3Op::DeleteObjects,
+    S3Op::CreateMultipartUpload,
+    S3Op::UploadPart,
+    S3Op::UploadPartCopy,
+    S3Op::ListParts,
+    S3Op::CompleteMultipartUpload,
+    S3Op::AbortMultipartUpload,
+    S3Op::ListMultipartUploads,
 ];
 
 /// On radosgw's layout, refuses every operation but [`RADOSGW_SERVED`]
 /// with `501 NotImplemented`, before anything runs: of radosgw's records
-/// this gateway writes only objects, put whole or removed.
+/// this gateway writes only objects (put whole, in parts, or removed).
 pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
     if RADOSGW_SERVED.contains(&op) {
         return Ok(());
     }
     Err(s3_error!(
         NotImplemented,
-        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject and DeleteObjects: {} is not served (send it to radosgw)",
+        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s) and multipart uploads: {} is not served (send it to radosgw)",
         op.name()
     ))
 }

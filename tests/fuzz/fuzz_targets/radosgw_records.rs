@@ -1,14 +1,17 @@
 //! radosgw's records as rsgw decodes them (crates/rsgw-radosgw): any bytes
 //! are a user record, a link, a user's bucket entry, a bucket entry point
 //! or instance, an index entry or shard header, an object's manifest, an
-//! ACL, a bucket's CORS rules, a zone's parameters or a cache
-//! notification, or an error,
+//! ACL, a bucket's CORS rules, a zone's parameters, a cache
+//! notification, a multipart upload's part record or placement, or an
+//! error,
 //! never a panic, an overflow or an allocation the input cannot back; a
 //! record that decodes prints as radosgw-admin's JSON, and the same record
 //! with a byte more is refused. A manifest's pieces, when it lays any out,
 //! cover its object exactly, in order. A manifest or an ACL that decodes,
 //! written back as rsgw writes radosgw's records, decodes to the same
-//! record (an ACL: writing it again gives the same bytes).
+//! record (an ACL: writing it again gives the same bytes); so does a part's
+//! record, and a manifest of rules appended to itself lays out twice its
+//! bytes.
 //!
 //! Input: the object's data (seeds: records radosgw 16.2 wrote, those of
 //! crates/rsgw-radosgw/tests/data; tests/gateway/test_radosgw_records.py
@@ -22,6 +25,7 @@ use rsgw_radosgw::cors::decode_cors;
 use rsgw_radosgw::index::{decode_dir_entry, decode_dir_header, stats_json};
 use rsgw_radosgw::manifest::decode_manifest;
 use rsgw_radosgw::notify::decode_cache_notice;
+use rsgw_radosgw::upload::{decode_part, decode_upload_info};
 use rsgw_radosgw::user::{decode_link, decode_user_bucket, decode_user_record};
 use rsgw_radosgw::zone_params::{decode_name_to_id, decode_zone_params};
 
@@ -67,7 +71,16 @@ fuzz_target!(|data: &[u8]| {
         }
         let again = decode_manifest(&manifest.encode()).expect("a written manifest decodes");
         assert_eq!(again, manifest);
+        let mut twice = manifest.clone();
+        if !manifest.rules.is_empty() && twice.append(manifest.clone()).is_ok() {
+            assert_eq!(twice.obj_size, manifest.obj_size.saturating_mul(2));
+        }
     }
+    if let Some(part) = both(data, decode_part) {
+        let again = decode_part(&part.encode()).expect("a written part record decodes");
+        assert_eq!(again, part);
+    }
+    let _ = both(data, decode_upload_info);
     if let Some(policy) = both(data, decode_policy) {
         assert!(policy.to_json()["grants"].is_array());
         let written = policy.encode();

@@ -252,6 +252,7 @@ impl From<ZoneError> for GatewayError {
             ZoneError::NoSuchUser(u) => GatewayError::NoSuchUser(u),
             ZoneError::NoSuchBucket(_) => GatewayError::NoSuchBucket,
             ZoneError::NoSuchObject(_) => GatewayError::NoSuchKey,
+            ZoneError::NoSuchUpload(_) => GatewayError::NoSuchUpload,
             ZoneError::NoSuchZone(_) | ZoneError::Unsupported(_) | ZoneError::Watch { .. } => {
                 GatewayError::NotConfigured(e.to_string())
             }

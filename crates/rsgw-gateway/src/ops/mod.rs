@@ -22,6 +22,7 @@ pub(crate) mod objects;
 pub(crate) mod policy;
 pub(crate) mod quota;
 pub(crate) mod radosgw;
+pub(crate) mod radosgw_multipart;
 pub(crate) mod radosgw_write;
 pub(crate) mod ratelimit;
 pub(crate) mod tagging;

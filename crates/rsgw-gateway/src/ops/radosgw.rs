@@ -43,14 +43,14 @@ use crate::rules::preconditions::{check_conditions, resolve_range};
 /// Bytes of an object read from RADOS per piece of a GET's body.
 const BODY_PIECE: u64 = 4 << 20;
 
-fn secs(t: SystemTime) -> f64 {
+pub(crate) fn secs(t: SystemTime) -> f64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// radosgw's ACL as the gateway's grants. Referer grants (Swift's) and
 /// unknown grantee types give nothing in S3.
-fn acl_of(policy: &Policy) -> Acl {
+pub(crate) fn acl_of(policy: &Policy) -> Acl {
     let mut grants = Vec::new();
     for g in &policy.grants {
         let grantee = match &g.grantee {
@@ -156,7 +156,7 @@ pub(crate) fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<Bucket
 }
 
 /// An object's head as the gateway's metadata of it.
-fn meta_of(head: &Head) -> ObjectMeta {
+pub(crate) fn meta_of(head: &Head) -> ObjectMeta {
     ObjectMeta {
         size: head.size(),
         etag: head.etag.clone(),

@@ -59,7 +59,7 @@ async fn user_grant(zone: &Zone, uid: &str, permission: u32) -> ZoneGrant {
 /// `bucket_owner`: a canned ACL as radosgw expands it
 /// (`RGWAccessControlPolicy_S3::create_canned`: the owner's full control,
 /// then the canned grants), explicit grants as given (resolved to users).
-async fn policy_of(zone: &Zone, acl: &Acl, owner: &str, bucket_owner: &str) -> Policy {
+pub(crate) async fn policy_of(zone: &Zone, acl: &Acl, owner: &str, bucket_owner: &str) -> Policy {
     let owner_grant = user_grant(zone, owner, PERM_FULL_CONTROL).await;
     let mut grants = Vec::new();
     match acl {
@@ -118,7 +118,7 @@ async fn policy_of(zone: &Zone, acl: &Acl, owner: &str, bucket_owner: &str) -> P
 }
 
 /// Refuses what radosgw's layout would keep otherwise than rsgw's.
-fn refuse_unkept(params: &PutParams) -> GatewayResult<()> {
+pub(crate) fn refuse_unkept(params: &PutParams) -> GatewayResult<()> {
     let refused = |what: &str| {
         Err(GatewayError::NotConfigured(format!(
             "{what} on radosgw's layout: not written by this gateway (send it to radosgw)"
@@ -215,7 +215,7 @@ impl Gateway {
     /// Reads `body` into the head's first [`STRIPE`] bytes and tail
     /// stripes of [`STRIPE`] bytes written as they fill, refusing more than
     /// `max_put_size` bytes: the head's bytes, the size and the MD5.
-    async fn stream_stripes(
+    pub(crate) async fn stream_stripes(
         &self,
         zone: &Zone,
         w: &mut rsgw_radosgw::writes::ObjectWrite,

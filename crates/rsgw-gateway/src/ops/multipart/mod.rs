@@ -46,7 +46,7 @@ use crate::rules::names::validate_key;
 /// twice, the client naming each upload's ETag in the order the responses
 /// came) is its last entry, as radosgw reads the list; a number lower than
 /// the one before it is `InvalidPartOrder`.
-fn distinct_parts(wanted: &[(u32, String)]) -> GatewayResult<Vec<(u32, &str)>> {
+pub(crate) fn distinct_parts(wanted: &[(u32, String)]) -> GatewayResult<Vec<(u32, &str)>> {
     let mut out: Vec<(u32, &str)> = Vec::with_capacity(wanted.len());
     for (number, etag) in wanted {
         let etag = etag.trim_matches('"');
@@ -61,7 +61,7 @@ fn distinct_parts(wanted: &[(u32, String)]) -> GatewayResult<Vec<(u32, &str)>> {
 
 /// S3's ETag of a multipart object: the MD5 of the parts' binary MD5s,
 /// a dash and the number of parts.
-fn multipart_etag<'a>(
+pub(crate) fn multipart_etag<'a>(
     etags: impl ExactSizeIterator<Item = &'a str>,
 ) -> Result<String, hex::FromHexError> {
     let n = etags.len();
@@ -82,6 +82,11 @@ impl Gateway {
         key: &str,
         params: PutParams,
     ) -> GatewayResult<UploadInfo> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_create_multipart(zone, rq, bucket, key, params)
+                .await;
+        }
         validate_key(key)?;
         let info = self.bucket_info_fresh(bucket).await?;
         authorize(
@@ -200,6 +205,19 @@ impl Gateway {
         sse_key: Option<&CustomerKey>,
         body: BodyStream,
     ) -> GatewayResult<PartInfo> {
+        if let Some(zone) = self.zone() {
+            let (body, check) = sums.for_upload(None, body)?;
+            return self
+                .zone_store_part(
+                    zone,
+                    rq,
+                    (bucket, key, upload_id, number),
+                    (content_length, content_md5, check),
+                    sse_key,
+                    body,
+                )
+                .await;
+        }
         if !(1..=MAX_PART_NUMBER).contains(&number) {
             return Err(GatewayError::InvalidArgument(format!(
                 "part number must be an integer between 1 and {MAX_PART_NUMBER}"
@@ -327,6 +345,11 @@ impl Gateway {
         marker: u32,
         max: usize,
     ) -> GatewayResult<(UploadInfo, Vec<PartInfo>, bool)> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_list_parts(zone, rq, (bucket, key, upload_id), marker, max)
+                .await;
+        }
         let (_, up) = self
             .upload(rq, Access::ListParts, bucket, key, upload_id)
             .await?;
@@ -374,6 +397,11 @@ impl Gateway {
         wanted: &[(u32, String)],
         checks: &CompleteChecks,
     ) -> GatewayResult<PutResult> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_complete_multipart(zone, rq, (bucket, key, upload_id), wanted, checks)
+                .await;
+        }
         if wanted.is_empty() {
             return Err(GatewayError::MalformedXml(
                 "you must specify at least one part".into(),
@@ -536,6 +564,11 @@ impl Gateway {
         key: &str,
         upload_id: &str,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_abort_multipart(zone, rq, (bucket, key, upload_id))
+                .await;
+        }
         let (info, up) = self
             .upload(rq, Access::AbortUpload, bucket, key, upload_id)
             .await?;
@@ -559,6 +592,18 @@ impl Gateway {
         (key_marker, upload_id_marker): (&str, &str),
         max: usize,
     ) -> GatewayResult<UploadList> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_list_uploads(
+                    zone,
+                    rq,
+                    bucket,
+                    (prefix, delimiter),
+                    (key_marker, upload_id_marker),
+                    max,
+                )
+                .await;
+        }
         let info = self.bucket_info(bucket).await?;
         authorize(rq, Access::ListUploads, &Target::bucket(&info))?;
         let mut out = UploadList::default();

@@ -306,11 +306,13 @@ backend rsgw_tls
 def test_rolling_restart_beside_radosgw(tmp_path):
     """docker/haproxy-beside-radosgw.cfg: radosgw and an rsgw serving its
     data (`[store] layout = "radosgw"`) behind one HAProxy, object reads
-    to both, everything else to radosgw. rsgw is restarted twice while
-    `rsgw bench ab -k` reads a public object and an S3 mix writes and
-    reads back through the ingress: no request fails, both gateways serve
-    reads, and every acknowledged write reads back byte for byte through
-    each gateway directly."""
+    and writes to both, everything else to radosgw. rsgw is restarted
+    twice while `rsgw bench ab -k` reads a public object and an S3 mix
+    writes and reads back through the ingress: no request fails, rsgw
+    serves reads and writes after its restarts (radosgw all of them while
+    rsgw is away), every acknowledged write reads back
+    byte for byte through each gateway directly, and radosgw-admin finds
+    the bucket's index consistent."""
     if "rsgw-rados" not in configs():
         pytest.skip("no cluster in this run (tests/run.sh RSGW -)")
     rgw_url = targets().get("radosgw")
@@ -349,7 +351,9 @@ def test_rolling_restart_beside_radosgw(tmp_path):
                     gw.start()
                     time.sleep(3)  # HAProxy takes it back after `rise` good checks
             acked = under_load(url, bucket, lambda: s3(url), restart, seconds=16)
-            assert 'rsgw_requests_total{op="GetObject"' in gw.metrics(), "rsgw served no read after its restarts"
+            metrics = gw.metrics()
+            for op in ("GetObject", "PutObject"):
+                assert f'rsgw_requests_total{{op="{op}"' in metrics, f"rsgw served no {op} after its restarts"
 
             def read_back(direct_url):
                 direct = s3(direct_url)
@@ -358,6 +362,9 @@ def test_rolling_restart_beside_radosgw(tmp_path):
             with concurrent.futures.ThreadPoolExecutor(2) as ex:
                 wrong = dict(zip(("radosgw", "rsgw"), ex.map(read_back, (rgw_url, gw.url))))
             assert wrong == {"radosgw": [], "rsgw": []}, {n: ks[:5] for n, ks in wrong.items()}
+            check = json.loads(subprocess.run(["radosgw-admin", "bucket", "check", "--bucket", bucket],
+                                              capture_output=True, timeout=120).stdout)["check_result"]
+            assert check["existing_header"] == check["calculated_header"], check
             keys = list(acked) + ["small"]
             for i in range(0, len(keys), 1000):
                 c.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]],

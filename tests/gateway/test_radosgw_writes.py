@@ -28,6 +28,10 @@ cluster beside the radosgw that is the oracle:
   a part uploaded again, parts left out of the object and aborted
   uploads leave no stripe, record or index entry behind; the aws CLI
   copies a file in parts through rsgw;
+- an object's ACL set through rsgw (canned, or grants to users and
+  groups) is the same record the same request through radosgw makes, the
+  index entry's ETag and size kept, and both gateways answer anonymous
+  reads by it alike;
 - what radosgw's layout would keep otherwise (object tags, encryption)
   is refused with `501 NotImplemented`, nothing written.
 """
@@ -42,6 +46,7 @@ import uuid
 
 import boto3
 import botocore.config
+import botocore.handlers
 import pytest
 from botocore.exceptions import ClientError
 
@@ -687,3 +692,52 @@ def test_the_aws_cli_copies_a_large_file_through_rsgw(both, tmp_path):
     assert etag.endswith('-3"'), etag
     both["rsgw"].delete_object(Bucket=bucket, Key="cli/big.bin")
     consistent(bucket)
+
+
+def test_object_acls_rsgw_sets_are_radosgws_own(both):
+    """PutObjectAcl through rsgw (`acl/ours`) and radosgw (`acl/theirs`),
+    on objects each gateway wrote: canned public-read, grants by XML (a
+    user's READ, all users' READ_ACP), then private. After each: the same
+    ACL through both gateways and the same `user.rgw.acl` bytes on both
+    heads, the index entries' size, ETag, content type and owner alike,
+    anonymous reads answered alike by both; the index consistent."""
+    bucket, rgw, ours, uid = both["bucket"], both["radosgw"], both["rsgw"], both["uid"]
+    other = f"{uid}-other"
+    admin("user", "create", "--uid", other, "--display-name", "Other One")
+    try:
+        ours.put_object(Bucket=bucket, Key="acl/ours", Body=b"ours", ContentType="text/x-ours")
+        rgw.put_object(Bucket=bucket, Key="acl/theirs", Body=b"ours", ContentType="text/x-ours")
+        owner = {"ID": uid, "DisplayName": "Written Twice"}
+        grants = {"AccessControlPolicy": {"Owner": owner, "Grants": [
+            {"Grantee": {"Type": "CanonicalUser", "ID": uid}, "Permission": "FULL_CONTROL"},
+            {"Grantee": {"Type": "CanonicalUser", "ID": other}, "Permission": "READ"},
+            {"Grantee": {"Type": "Group", "URI": "http://acs.amazonaws.com/groups/global/AllUsers"},
+             "Permission": "READ_ACP"}]}}
+        anonymous = [client(u, "", "") for u in both["urls"]]
+        for c in anonymous:
+            c.meta.events.register("choose-signer.s3.*", botocore.handlers.disable_signing)
+        marker, _ = bucket_ids(bucket)
+        for kw in ({"ACL": "public-read"}, grants, {"ACL": "private"}):
+            ours.put_object_acl(Bucket=bucket, Key="acl/ours", **kw)
+            rgw.put_object_acl(Bucket=bucket, Key="acl/theirs", **kw)
+            for c in (rgw, ours):
+                assert acl_view(c, bucket, "acl/ours") == acl_view(c, bucket, "acl/theirs"), kw
+            a, b = (xattrs(head_oid(marker, f"acl/{n}")) for n in ("ours", "theirs"))
+            assert a["user.rgw.acl"] == b["user.rgw.acl"], kw
+            entries = {e["idx"]: e["entry"]["meta"] for e in admin("bi", "list", "--bucket", bucket)}
+            fields = ("category", "size", "etag", "owner", "owner_display_name", "content_type", "accounted_size")
+            assert {k: entries["acl/ours"][k] for k in fields} == {k: entries["acl/theirs"][k] for k in fields}
+            answers = []
+            for c in anonymous:
+                for key in ("acl/ours", "acl/theirs"):
+                    try:
+                        answers.append(c.get_object(Bucket=bucket, Key=key)["Body"].read())
+                    except ClientError as e:
+                        answers.append(e.response["Error"]["Code"])
+            want = b"ours" if kw.get("ACL") == "public-read" else "AccessDenied"
+            assert answers == [want] * 4, (kw, answers)
+            consistent(bucket)
+        for key in ("acl/ours", "acl/theirs"):
+            ours.delete_object(Bucket=bucket, Key=key)
+    finally:
+        subprocess.run(["radosgw-admin", "user", "rm", "--uid", other], capture_output=True, timeout=120)

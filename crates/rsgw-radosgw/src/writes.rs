@@ -1,6 +1,6 @@
 //! What rsgw writes into a zone, as radosgw 16.2 writes it: objects put
-//! whole and objects removed, in the buckets the zone serves (none with
-//! versioning: `Zone::bucket` refuses those).
+//! whole, objects removed and objects' ACLs set, in the buckets the zone
+//! serves (none with versioning: `Zone::bucket` refuses those).
 //!
 //! A put writes the object's tail stripes first (RADOS objects
 //! `<marker>__shadow_<prefix><n>` of 4 MiB, named by a prefix of its own,
@@ -556,6 +556,65 @@ impl Zone {
             if let Some(old) = old {
                 self.release_tails(&old).await;
             }
+            return Ok(());
+        }
+    }
+
+    /// Sets `key`'s ACL as radosgw's PutObjectAcl does
+    /// (`RGWRados::set_attrs`): between the index's prepare and complete
+    /// steps, one write of the head, guarded by its tag, sets
+    /// `user.rgw.acl` and a new `user.rgw.idtag` (the tail tag stays: the
+    /// tails are the same); the entry keeps the object's size, ETag and
+    /// content type, with the new owner's name and a new mtime. An object
+    /// radosgw compressed or encrypted is refused, as a read of it is.
+    pub async fn set_object_acl(
+        &self,
+        bucket: &ZoneBucket,
+        key: &str,
+        acl: &Policy,
+    ) -> ZoneResult<()> {
+        let entry = IndexEntry::of_key(bucket, key);
+        let encoded = Bytes::from(acl.encode());
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let head = self.head_meta(bucket, key).await?;
+            let Some(old) = self.old_head(bucket, key).await? else {
+                return Err(ZoneError::NoSuchObject(key.to_string()));
+            };
+            let tag = self.new_tag();
+            self.prepare(bucket, &entry, ModifyOp::Add, &tag).await?;
+            let mtime = SystemTime::now();
+            let op = Self::guarded(Some(&old))
+                .set_xattr(ATTR_ACL, encoded.clone())
+                .set_xattr(ATTR_ID_TAG, nul_terminated(&tag));
+            let out = match self.store().write(&Self::head_id(bucket, key), op).await {
+                Ok(out) => out,
+                Err(e) => {
+                    self.cancel(bucket, &entry, &tag).await?;
+                    if matches!(e, StoreError::GuardFailed(_)) && tries < RACE_TRIES {
+                        continue;
+                    }
+                    if e == StoreError::NotFound {
+                        return Err(ZoneError::NoSuchObject(key.to_string()));
+                    }
+                    return Err(e.into());
+                }
+            };
+            let size = head.size();
+            let meta = EntryMeta {
+                category: Category::Main,
+                size,
+                mtime,
+                etag: head.etag,
+                owner: acl.owner.to_str(),
+                owner_display_name: acl.owner_display_name.clone(),
+                content_type: head.content_type,
+                accounted_size: size,
+                ..EntryMeta::empty()
+            };
+            self.complete_after_head((bucket, &entry), (ModifyOp::Add, &tag), &out, (&meta, &[]))
+                .await;
             return Ok(());
         }
     }

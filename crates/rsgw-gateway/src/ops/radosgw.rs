@@ -173,7 +173,7 @@ pub(crate) fn meta_of(head: &Head) -> ObjectMeta {
 /// the bucket (radosgw's record and the gateway's), the head (with its
 /// first bytes when `bytes`) and its metadata, authorized for `access`.
 /// Only the null version exists on this layout.
-async fn zone_head(
+pub(crate) async fn zone_head(
     zone: &Zone,
     rq: &Requester,
     (bucket, key, version): (&str, &str, Option<&str>),

@@ -1,4 +1,4 @@
-//! Writing radosgw's layout: PutObject and DeleteObject of buckets
+//! Writing radosgw's layout: PutObject, DeleteObject and PutObjectAcl of buckets
 //! radosgw keeps, written through the zone (`rsgw_radosgw::writes`) as
 //! radosgw writes them, so that radosgw, radosgw-admin and rsgw read them
 //! alike. Authorization is the gateway's one decision (`rules::authz`)
@@ -27,7 +27,7 @@ use crate::model::ids::now_secs;
 use crate::model::object::ObjectMeta;
 use crate::model::params::{BodyStream, PutParams, PutResult};
 use crate::ops::gateway::Gateway;
-use crate::ops::radosgw::bucket_info_of;
+use crate::ops::radosgw::{bucket_info_of, zone_head};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::names::validate_key;
 
@@ -249,6 +249,34 @@ impl Gateway {
                 .map_err(GatewayError::from)?;
         }
         Ok((head.freeze(), size, md5.finalize().into()))
+    }
+
+    /// [`Gateway::set_object_acl`] on radosgw's layout: the ACL as radosgw
+    /// would store it, set on the head as radosgw sets it.
+    pub(crate) async fn zone_set_object_acl(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        (bucket, key, version): (&str, &str, Option<&str>),
+        acl: Acl,
+        named_owner: Option<&str>,
+    ) -> GatewayResult<()> {
+        let (zb, info, head, meta) = zone_head(
+            zone,
+            rq,
+            (bucket, key, version),
+            Access::PutObjectAcl,
+            false,
+        )
+        .await?;
+        if named_owner.is_some_and(|o| o != meta.owner_in(&info)) {
+            return Err(GatewayError::AccessDenied);
+        }
+        let acl = self.resolve_acl(acl).await?;
+        let policy = policy_of(zone, &acl, &head.acl.owner.to_str(), &info.owner).await;
+        zone.set_object_acl(&zb, key, &policy)
+            .await
+            .map_err(GatewayError::from)
     }
 
     /// [`Gateway::delete_object`] on radosgw's layout: the head removed

@@ -42,6 +42,11 @@ impl Gateway {
         named_owner: Option<&str>,
     ) -> GatewayResult<()> {
         let acl = acl.into();
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_object_acl(zone, rq, (bucket, key, version), acl, named_owner)
+                .await;
+        }
         if matches!(acl, Acl::Grants(_)) {
             // grantees are resolved once the request may set the ACL: who
             // may not learns nothing of which users exist

@@ -32,6 +32,9 @@ cluster beside the radosgw that is the oracle:
   groups) is the same record the same request through radosgw makes, the
   index entry's ETag and size kept, and both gateways answer anonymous
   reads by it alike;
+- a bucket's ACL set through rsgw is the record radosgw makes, its
+  version raised, and announced as radosgw announces its changes: radosgw
+  answers anonymous requests by the new ACL from its next request;
 - what radosgw's layout would keep otherwise (object tags, encryption)
   is refused with `501 NotImplemented`, nothing written.
 """
@@ -741,3 +744,54 @@ def test_object_acls_rsgw_sets_are_radosgws_own(both):
             ours.delete_object(Bucket=bucket, Key=key)
     finally:
         subprocess.run(["radosgw-admin", "user", "rm", "--uid", other], capture_output=True, timeout=120)
+
+
+def test_a_bucket_acl_rsgw_sets_reaches_radosgw_at_once(both):
+    """PutBucketAcl through rsgw on a bucket radosgw made, and the same
+    requests through radosgw on another: the same `user.rgw.acl` bytes on
+    both instances, each change raising the instance's version by one.
+    radosgw, which had cached the bucket refusing anonymous listings,
+    lists it anonymously on the next request after rsgw made it
+    public-read, and refuses again on the next request after rsgw made it
+    private: rsgw announced each change on the zone's control objects."""
+    rgw, ours = both["radosgw"], both["rsgw"]
+    tag = uuid.uuid4().hex[:6]
+    mine, theirs = f"bacl-ours-{tag}", f"bacl-theirs-{tag}"
+    for b in (mine, theirs):
+        rgw.create_bucket(Bucket=b)
+        rgw.put_object(Bucket=b, Key="k", Body=b"k")
+    anonymous = [client(u, "", "") for u in both["urls"]]
+    for c in anonymous:
+        c.meta.events.register("choose-signer.s3.*", botocore.handlers.disable_signing)
+
+    def listed(c, bucket):
+        try:
+            return [o["Key"] for o in c.list_objects_v2(Bucket=bucket).get("Contents", [])]
+        except ClientError as e:
+            return e.response["Error"]["Code"]
+
+    def instance(bucket):
+        _, bucket_id = bucket_ids(bucket)
+        md = admin("metadata", "get", f"bucket.instance:{bucket}:{bucket_id}")
+        acl = rados("-p", "default.rgw.meta", "-N", "root", "getxattr", f".bucket.meta.{bucket}:{bucket_id}",
+                    "user.rgw.acl")
+        return md["ver"]["ver"], acl
+    try:
+        # radosgw caches the bucket while answering these
+        assert [listed(c, mine) for c in anonymous] == ["AccessDenied"] * 2
+        for acl, want in (("public-read", ["k"]), ("private", "AccessDenied")):
+            before = {b: instance(b)[0] for b in (mine, theirs)}
+            ours.put_bucket_acl(Bucket=mine, ACL=acl)
+            rgw.put_bucket_acl(Bucket=theirs, ACL=acl)
+            assert [listed(c, mine) for c in anonymous] == [want] * 2, acl
+            after = {b: instance(b) for b in (mine, theirs)}
+            assert after[mine][1] == after[theirs][1], acl
+            assert after[mine][0] == before[mine] + 1 and after[theirs][0] == before[theirs] + 1, (before, after)
+            for c in (rgw, ours):
+                views = [{k: v for k, v in c.get_bucket_acl(Bucket=b).items() if k != "ResponseMetadata"}
+                         for b in (mine, theirs)]
+                assert views[0] == views[1], acl
+    finally:
+        for b in (mine, theirs):
+            rgw.delete_object(Bucket=b, Key="k")
+            rgw.delete_bucket(Bucket=b)

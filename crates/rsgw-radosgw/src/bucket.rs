@@ -172,6 +172,13 @@ pub fn encode_bucket(e: &mut Encoder, b: &Bucket) {
     });
 }
 
+/// Writes an `rgw_pool` block as radosgw 16.2 does (version 10).
+pub(crate) fn encode_pool(e: &mut Encoder, pool: &Pool) {
+    e.block(10, 10, |e| {
+        e.string(&pool.name).string(&pool.ns);
+    });
+}
+
 pub(crate) fn decode_pool(d: &mut Decoder<'_>) -> Result<Pool> {
     d.block("rgw_pool", Header::legacy(10, 3, 3), |d, v| {
         Ok(Pool {

@@ -32,6 +32,12 @@ pub const REFCOUNT_CLASS: &str = "refcount";
 /// Drops one head's reference to a tail, removing the tail with the last.
 pub const REFCOUNT_PUT_METHOD: &str = "put";
 
+/// The object class keeping a metadata record's version
+/// (`ceph.objclass.version`), which radosgw's writes of the record check.
+pub const VERSION_CLASS: &str = "version";
+/// Raises the version by one.
+pub const VERSION_INC_METHOD: &str = "inc";
+
 /// radosgw's `ERR_BUSY_RESHARDING`: what the resharding guard fails
 /// with (negated), so that radosgw waits for the reshard and retries.
 pub const ERR_BUSY_RESHARDING: i32 = 2300;
@@ -42,6 +48,19 @@ pub fn encode_guard_resharding() -> Vec<u8> {
     let mut e = Encoder::new();
     e.block(1, 1, |e| {
         e.i32(-ERR_BUSY_RESHARDING);
+    });
+    e.into_bytes()
+}
+
+/// The input of `version.inc` (`cls_version_inc_op`): no version given
+/// (the record's own is raised) and no conditions.
+pub fn encode_version_inc() -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.block(1, 1, |e| {
+        e.block(1, 1, |e| {
+            e.u64(0).string("");
+        });
+        e.u32(0);
     });
     e.into_bytes()
 }

@@ -421,6 +421,12 @@ impl Encoder {
         self
     }
 
+    /// A little-endian `i64`.
+    pub fn i64(&mut self, v: i64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
     /// A little-endian `u64`.
     pub fn u64(&mut self, v: u64) -> &mut Self {
         self.buf.extend_from_slice(&v.to_le_bytes());

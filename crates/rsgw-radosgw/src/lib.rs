@@ -35,7 +35,9 @@
 //!   writes it: objects put whole and removed, with radosgw's index
 //!   protocol ([`cls`]);
 //! - [`uploads`]: beside them, multipart uploads taken as radosgw takes
-//!   them (its meta object, parts and their records, completion).
+//!   them (its meta object, parts and their records, completion);
+//! - [`metadata`]: metadata records changed as radosgw changes them (a
+//!   bucket's ACL), each change announced on the zone's control objects.
 //!
 //! Bad bytes are a [`DecodeError`] naming the record and the byte, never a
 //! panic: counts are checked against the bytes left before anything is
@@ -52,6 +54,7 @@ pub mod dump;
 pub mod encoding;
 pub mod index;
 pub mod manifest;
+pub mod metadata;
 pub mod notify;
 pub mod upload;
 pub mod uploads;

@@ -9,9 +9,9 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
-use crate::bucket::{Pool, decode_pool};
+use crate::bucket::{Pool, decode_pool, encode_pool};
 use crate::dump::utime;
-use crate::encoding::{Decoder, Header, Result};
+use crate::encoding::{Decoder, Encoder, Header, Result};
 
 /// `UPDATE_OBJ`: the record changed; the notification may carry it.
 pub const OP_UPDATE: u32 = 0;
@@ -154,6 +154,35 @@ pub fn decode_cache_notice(bytes: &[u8]) -> Result<CacheNotice> {
     })
 }
 
+/// The payload radosgw 16.2 sends to drop every gateway's cached copy of
+/// RADOS object `oid` of `pool` (an `INVALIDATE_OBJ` carrying nothing, as
+/// radosgw's removals send it): each radosgw reads the record again on its
+/// next use, and so does rsgw.
+pub fn encode_invalidation(pool: &Pool, oid: &str) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.block(2, 2, |e| {
+        e.u32(OP_INVALIDATE);
+        e.block(6, 6, |e| {
+            encode_pool(e, pool);
+            e.string(oid).string("");
+        });
+        e.block(5, 3, |e| {
+            // status, flags, data, xattrs
+            e.i32(0).u32(0).u32(0).u32(0);
+            e.block(2, 2, |e| {
+                e.u64(0).time(SystemTime::UNIX_EPOCH);
+            });
+            // rm_xattrs, epoch
+            e.u32(0).u64(0);
+            e.block(1, 1, |e| {
+                e.u64(0).string("");
+            });
+        });
+        e.i64(0).string("");
+    });
+    e.into_bytes()
+}
+
 fn bytes_field(d: &mut Decoder<'_>, what: &'static str) -> Result<Vec<u8>> {
     Ok(d.buffer(what)?.to_vec())
 }
@@ -176,5 +205,11 @@ mod tests {
         for cut in 0..TENANT_USER.len() {
             assert!(decode_cache_notice(&TENANT_USER[..cut]).is_err(), "{cut}");
         }
+    }
+
+    #[test]
+    fn an_invalidation_is_the_bytes_radosgw_sends() {
+        let n = decode_cache_notice(TENANT_USER).expect("decode");
+        assert_eq!(encode_invalidation(&n.pool, &n.oid), TENANT_USER);
     }
 }

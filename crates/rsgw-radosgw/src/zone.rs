@@ -29,7 +29,7 @@ use rsgw_store::{
 
 use crate::DecodeError;
 use crate::acl::{Policy, decode_policy};
-use crate::bucket::{BucketInfo, Pool, decode_bucket_instance, decode_entry_point};
+use crate::bucket::{Bucket, BucketInfo, Pool, decode_bucket_instance, decode_entry_point};
 use crate::cache::{Record, RecordCache};
 use crate::cors::{CorsRule, decode_cors};
 use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
@@ -491,17 +491,13 @@ impl Zone {
             .ok_or_else(|| ZoneError::NoSuchBucket(name.into()))?
             .data;
         let ep = decode(format!("bucket {name}"), decode_entry_point(&bytes))?;
-        let (tenant, bare) = name.rsplit_once('/').unwrap_or(("", name));
-        let instance = match tenant {
-            "" => format!(".bucket.meta.{bare}:{}", ep.bucket.bucket_id),
-            t => format!(".bucket.meta.{t}:{bare}:{}", ep.bucket.bucket_id),
-        };
+        let instance = self.bucket_instance(&ep.bucket);
         let Record { data, xattrs } = self
-            .record(&in_pool(&self.root, &instance))
+            .record(&instance)
             .await?
             .ok_or_else(|| ZoneError::NoSuchBucket(name.into()))?;
         let info = decode(
-            format!("bucket instance {instance}"),
+            format!("bucket instance {}", instance.name),
             decode_bucket_instance(&data),
         )?;
         let acl = xattrs
@@ -532,6 +528,16 @@ impl Zone {
             policy,
             cors,
         })
+    }
+
+    /// A bucket's instance record (`.bucket.meta.[<tenant>:]<name>:<id>` in
+    /// the zone's root pool).
+    pub(crate) fn bucket_instance(&self, bucket: &Bucket) -> ObjectId {
+        let name = match bucket.tenant.as_str() {
+            "" => format!(".bucket.meta.{}:{}", bucket.name, bucket.bucket_id),
+            t => format!(".bucket.meta.{t}:{}:{}", bucket.name, bucket.bucket_id),
+        };
+        in_pool(&self.root, name)
     }
 
     /// Up to `max` objects of `bucket` whose keys begin with `prefix` and

@@ -333,6 +333,11 @@ impl Gateway {
         acl: impl Into<Acl>,
         named_owner: Option<&str>,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_bucket_acl(zone, rq, name, acl.into(), named_owner)
+                .await;
+        }
         let mut info = self.bucket_info_fresh(name).await?;
         authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
         if named_owner.is_some_and(|o| o != info.owner) {

@@ -1,4 +1,5 @@
-//! Writing radosgw's layout: PutObject, DeleteObject and PutObjectAcl of buckets
+//! Writing radosgw's layout: PutObject, DeleteObject, PutObjectAcl and
+//! PutBucketAcl of buckets
 //! radosgw keeps, written through the zone (`rsgw_radosgw::writes`) as
 //! radosgw writes them, so that radosgw, radosgw-admin and rsgw read them
 //! alike. Authorization is the gateway's one decision (`rules::authz`)
@@ -275,6 +276,30 @@ impl Gateway {
         let acl = self.resolve_acl(acl).await?;
         let policy = policy_of(zone, &acl, &head.acl.owner.to_str(), &info.owner).await;
         zone.set_object_acl(&zb, key, &policy)
+            .await
+            .map_err(GatewayError::from)
+    }
+
+    /// [`Gateway::set_bucket_acl`] on radosgw's layout: the ACL as radosgw
+    /// would store it, set on the bucket instance and announced to every
+    /// gateway, radosgw's and rsgw's, as radosgw announces its changes.
+    pub(crate) async fn zone_set_bucket_acl(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        name: &str,
+        acl: Acl,
+        named_owner: Option<&str>,
+    ) -> GatewayResult<()> {
+        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(name, &zb)?;
+        authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
+        if named_owner.is_some_and(|o| o != info.owner) {
+            return Err(GatewayError::AccessDenied);
+        }
+        let acl = self.resolve_acl(acl).await?.for_bucket();
+        let policy = policy_of(zone, &acl, &info.owner, &info.owner).await;
+        zone.set_bucket_acl(&zb, &policy)
             .await
             .map_err(GatewayError::from)
     }

@@ -1,0 +1,80 @@
+//! Metadata records rsgw changes in a zone, as radosgw changes them: the
+//! record written with its version raised (`version.inc`, so that a
+//! radosgw holding the record read before the change fails its own
+//! guarded write of it and reads it again), then announced on one of the
+//! zone's control objects with the invalidation radosgw sends
+//! ([`crate::notify::encode_invalidation`]): every radosgw, and every
+//! rsgw, watching them drops its cached copy and reads the change on its
+//! next request.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use rsgw_store::{ObjectId, WriteOp};
+
+use crate::acl::Policy;
+use crate::cls::{VERSION_CLASS, VERSION_INC_METHOD, encode_version_inc};
+use crate::notify::encode_invalidation;
+use crate::zone::{ATTR_ACL, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool};
+
+/// How long an announcement waits for the watchers' acknowledgements
+/// (radosgw's own notifications wait as long).
+const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Zone {
+    /// Sets `bucket`'s ACL as radosgw's PutBucketAcl does: the bucket
+    /// instance's `user.rgw.acl` (radosgw also writes the instance's data
+    /// again, unchanged by an ACL of the same owner), its version raised;
+    /// then the change announced.
+    pub async fn set_bucket_acl(&self, bucket: &ZoneBucket, acl: &Policy) -> ZoneResult<()> {
+        let instance = self.bucket_instance(&bucket.info.bucket);
+        self.store()
+            .write(
+                &instance,
+                WriteOp::new()
+                    .assert_exists()
+                    .set_xattr(ATTR_ACL, Bytes::from(acl.encode()))
+                    .exec(VERSION_CLASS, VERSION_INC_METHOD, encode_version_inc()),
+            )
+            .await?;
+        self.announce(&instance).await;
+        Ok(())
+    }
+
+    /// Announces a change of metadata record `obj` on the zone's first
+    /// control object (every gateway watches all of them), and drops it
+    /// from this zone's own cache at once. A failed announcement is
+    /// logged: the change is made, and gateways that missed it read it
+    /// when their cached copy expires (radosgw's `rgw_cache_expiry`).
+    pub(crate) async fn announce(&self, obj: &ObjectId) {
+        if let Some(cache) = self.cache() {
+            cache.invalidate(obj);
+        }
+        let Some(control) = self.params().pool("control_pool") else {
+            tracing::warn!(object = %obj.name, "the zone names no control pool: a metadata change was not announced");
+            return;
+        };
+        let pool = crate::bucket::Pool {
+            name: obj.pool.clone(),
+            ns: obj.namespace.clone(),
+        };
+        let payload = encode_invalidation(&pool, &obj.name);
+        let target = in_pool(control, "notify.0");
+        match self
+            .store()
+            .notify(&target, &payload, ANNOUNCE_TIMEOUT)
+            .await
+        {
+            Ok(out) if out.timed_out == 0 => {}
+            Ok(out) => {
+                tracing::warn!(object = %obj.name, unanswered = out.timed_out,
+                    "watchers of the zone's control object did not acknowledge a metadata change: they read it when their cached copy expires");
+            }
+            Err(e) => {
+                let e = ZoneError::from(e);
+                tracing::warn!(object = %obj.name, error = %e,
+                    "a metadata change was not announced: other gateways read it when their cached copy expires");
+            }
+        }
+    }
+}

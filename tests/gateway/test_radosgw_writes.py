@@ -32,9 +32,10 @@ cluster beside the radosgw that is the oracle:
   groups) is the same record the same request through radosgw makes, the
   index entry's ETag and size kept, and both gateways answer anonymous
   reads by it alike;
-- a bucket's ACL set through rsgw is the record radosgw makes, its
-  version raised, and announced as radosgw announces its changes: radosgw
-  answers anonymous requests by the new ACL from its next request;
+- a bucket's ACL or policy set (or a policy removed) through rsgw is the
+  record radosgw makes, its version raised, and announced as radosgw
+  announces its changes: radosgw answers anonymous requests by the change
+  from its next request;
 - what radosgw's layout would keep otherwise (object tags, encryption)
   is refused with `501 NotImplemented`, nothing written.
 """
@@ -746,14 +747,17 @@ def test_object_acls_rsgw_sets_are_radosgws_own(both):
         subprocess.run(["radosgw-admin", "user", "rm", "--uid", other], capture_output=True, timeout=120)
 
 
-def test_a_bucket_acl_rsgw_sets_reaches_radosgw_at_once(both):
-    """PutBucketAcl through rsgw on a bucket radosgw made, and the same
-    requests through radosgw on another: the same `user.rgw.acl` bytes on
-    both instances, each change raising the instance's version by one.
-    radosgw, which had cached the bucket refusing anonymous listings,
-    lists it anonymously on the next request after rsgw made it
-    public-read, and refuses again on the next request after rsgw made it
-    private: rsgw announced each change on the zone's control objects."""
+def test_bucket_acls_and_policies_rsgw_sets_reach_radosgw_at_once(both):
+    """PutBucketAcl, then Put/DeleteBucketPolicy, through rsgw on a bucket
+    radosgw made, and the same requests through radosgw on another: the
+    same `user.rgw.acl` and `user.rgw.iam-policy` bytes on both instances,
+    each change raising the instance's version by one. radosgw, which had
+    cached the bucket refusing anonymous listings, lists it anonymously on
+    the next request after rsgw made it public-read, and refuses again on
+    the next request after rsgw made it private; likewise anonymous GETs
+    by a policy rsgw put, then removed: rsgw announced each change on the
+    zone's control objects. A malformed policy is refused by both (with
+    S3's error by rsgw), nothing changed."""
     rgw, ours = both["radosgw"], both["rsgw"]
     tag = uuid.uuid4().hex[:6]
     mine, theirs = f"bacl-ours-{tag}", f"bacl-theirs-{tag}"
@@ -779,7 +783,8 @@ def test_a_bucket_acl_rsgw_sets_reaches_radosgw_at_once(both):
     try:
         # radosgw caches the bucket while answering these
         assert [listed(c, mine) for c in anonymous] == ["AccessDenied"] * 2
-        for acl, want in (("public-read", ["k"]), ("private", "AccessDenied")):
+        bucket_policies(both, (mine, theirs), anonymous, instance)
+        for acl, want in (("public-read", ["k"]), ("private", "AccessDenied")):  # bucket ACLs
             before = {b: instance(b)[0] for b in (mine, theirs)}
             ours.put_bucket_acl(Bucket=mine, ACL=acl)
             rgw.put_bucket_acl(Bucket=theirs, ACL=acl)
@@ -795,3 +800,51 @@ def test_a_bucket_acl_rsgw_sets_reaches_radosgw_at_once(both):
         for b in (mine, theirs):
             rgw.delete_object(Bucket=b, Key="k")
             rgw.delete_bucket(Bucket=b)
+
+
+def bucket_policies(both, buckets, anonymous, instance):
+    """The policy half of the test above: an anonymous GET allowed by a
+    policy put through rsgw (`buckets[0]`) and radosgw (`buckets[1]`), then
+    refused once it is removed, through both gateways from the next
+    request."""
+    rgw, ours = both["radosgw"], both["rsgw"]
+    mine, theirs = buckets
+
+    def got(c, bucket):
+        try:
+            return c.get_object(Bucket=bucket, Key="k")["Body"].read()
+        except ClientError as e:
+            return e.response["Error"]["Code"]
+    assert [got(c, mine) for c in anonymous] == ["AccessDenied"] * 2
+    # S3's error, as rsgw answers it; radosgw 16.2 answers InvalidArgument
+    for b, c, code in ((mine, ours, "MalformedPolicy"), (theirs, rgw, "InvalidArgument")):
+        with pytest.raises(ClientError) as e:
+            c.put_bucket_policy(Bucket=b, Policy='{"Version": "2012-10-17", "Statement": [{"Effect": "Maybe"}]}')
+        assert e.value.response["Error"]["Code"] == code, e.value.response
+    for document, want in ((True, b"k"), (False, "AccessDenied")):
+        before = {b: instance(b)[0] for b in buckets}
+        for b, c in ((mine, ours), (theirs, rgw)):
+            if document:
+                c.put_bucket_policy(Bucket=b, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+                    {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                     "Resource": f"arn:aws:s3:::{b}/*"}]}))
+            else:
+                c.delete_bucket_policy(Bucket=b)
+        assert [got(c, mine) for c in anonymous] == [want] * 2, document
+        assert {b: instance(b)[0] for b in buckets} == {b: v + 1 for b, v in before.items()}
+        stored = []
+        for b in buckets:
+            _, bid = bucket_ids(b)
+            r = subprocess.run(["rados", "-p", "default.rgw.meta", "-N", "root", "getxattr", f".bucket.meta.{b}:{bid}",
+                                "user.rgw.iam-policy"], capture_output=True, timeout=60)
+            stored.append(r.stdout.replace(b.encode(), b"B") if r.returncode == 0 else None)
+        assert stored[0] == stored[1] and (stored[0] is not None) == document, stored
+        for c in (rgw, ours):
+            if document:
+                texts = [c.get_bucket_policy(Bucket=b)["Policy"].replace(b, "B") for b in buckets]
+                assert texts[0] == texts[1]
+            else:
+                for b in buckets:
+                    with pytest.raises(ClientError) as e:
+                        c.get_bucket_policy(Bucket=b)
+                    assert e.value.response["Error"]["Code"] == "NoSuchBucketPolicy"

@@ -15,7 +15,7 @@ use rsgw_store::{ObjectId, WriteOp};
 use crate::acl::Policy;
 use crate::cls::{VERSION_CLASS, VERSION_INC_METHOD, encode_version_inc};
 use crate::notify::encode_invalidation;
-use crate::zone::{ATTR_ACL, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool};
+use crate::zone::{ATTR_ACL, ATTR_POLICY, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool};
 
 /// How long an announcement waits for the watchers' acknowledgements
 /// (radosgw's own notifications wait as long).
@@ -27,13 +27,37 @@ impl Zone {
     /// again, unchanged by an ACL of the same owner), its version raised;
     /// then the change announced.
     pub async fn set_bucket_acl(&self, bucket: &ZoneBucket, acl: &Policy) -> ZoneResult<()> {
+        self.change_bucket_instance(
+            bucket,
+            WriteOp::new().set_xattr(ATTR_ACL, Bytes::from(acl.encode())),
+        )
+        .await
+    }
+
+    /// Sets `bucket`'s policy (the document as sent, `user.rgw.iam-policy`)
+    /// or, with `None`, removes it, as radosgw's Put/DeleteBucketPolicy
+    /// do; removing none is no change.
+    pub async fn set_bucket_policy(
+        &self,
+        bucket: &ZoneBucket,
+        document: Option<&str>,
+    ) -> ZoneResult<()> {
+        let op = match document {
+            Some(text) => WriteOp::new().set_xattr(ATTR_POLICY, Bytes::from(text.to_string())),
+            None if bucket.policy.is_some() => WriteOp::new().rm_xattr(ATTR_POLICY),
+            None => return Ok(()),
+        };
+        self.change_bucket_instance(bucket, op).await
+    }
+
+    /// Applies `op` (xattrs set or removed) to `bucket`'s instance record,
+    /// its version raised, then announces the change.
+    async fn change_bucket_instance(&self, bucket: &ZoneBucket, op: WriteOp) -> ZoneResult<()> {
         let instance = self.bucket_instance(&bucket.info.bucket);
         self.store()
             .write(
                 &instance,
-                WriteOp::new()
-                    .assert_exists()
-                    .set_xattr(ATTR_ACL, Bytes::from(acl.encode()))
+                op.assert_exists()
                     .exec(VERSION_CLASS, VERSION_INC_METHOD, encode_version_inc()),
             )
             .await?;

@@ -46,7 +46,7 @@ pub(crate) const DEFAULT_PLACEMENT: &str = "default-placement";
 /// Xattrs of a head object, as radosgw names them.
 pub(crate) const ATTR_MANIFEST: &str = "user.rgw.manifest";
 pub(crate) const ATTR_ACL: &str = "user.rgw.acl";
-const ATTR_POLICY: &str = "user.rgw.iam-policy";
+pub(crate) const ATTR_POLICY: &str = "user.rgw.iam-policy";
 const ATTR_CORS: &str = "user.rgw.cors";
 pub(crate) const ATTR_ETAG: &str = "user.rgw.etag";
 pub(crate) const ATTR_CONTENT_TYPE: &str = "user.rgw.content_type";

@@ -91,8 +91,8 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 /// The operations a gateway on radosgw's layout serves: reads of buckets,
 /// listings and objects from radosgw's records, objects put whole
 /// (CopyObject too: a read and a put) and removed (one or many at a time)
-/// as radosgw writes them, objects' and buckets' ACLs set, and multipart
-/// uploads as radosgw takes them.
+/// as radosgw writes them, objects' and buckets' ACLs and buckets'
+/// policies set, and multipart uploads as radosgw takes them.
 const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::ListBuckets,
     S3Op::HeadBucket,
@@ -114,6 +114,8 @@ const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::DeleteObjects,
     S3Op::PutObjectAcl,
     S3Op::PutBucketAcl,
+    S3Op::PutBucketPolicy,
+    S3Op::DeleteBucketPolicy,
     S3Op::CreateMultipartUpload,
     S3Op::UploadPart,
     S3Op::UploadPartCopy,
@@ -132,7 +134,7 @@ pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
     }
     Err(s3_error!(
         NotImplemented,
-        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s), PutObjectAcl, PutBucketAcl and multipart uploads: {} is not served (send it to radosgw)",
+        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s), PutObjectAcl, PutBucketAcl, Put/DeleteBucketPolicy and multipart uploads: {} is not served (send it to radosgw)",
         op.name()
     ))
 }

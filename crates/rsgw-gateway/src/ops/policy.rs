@@ -18,6 +18,11 @@ impl Gateway {
         bucket: &str,
         document: &str,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_bucket_policy(zone, rq, bucket, Some(document))
+                .await;
+        }
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketPolicy, &Target::bucket(&info))?;
         let policy =
@@ -37,6 +42,9 @@ impl Gateway {
 
     /// Removes a bucket's policy (none set is fine).
     pub async fn delete_bucket_policy(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self.zone_set_bucket_policy(zone, rq, bucket, None).await;
+        }
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::DeleteBucketPolicy, &Target::bucket(&info))?;
         if info.policy.take().is_some() {

@@ -1,5 +1,5 @@
-//! Writing radosgw's layout: PutObject, DeleteObject, PutObjectAcl and
-//! PutBucketAcl of buckets
+//! Writing radosgw's layout: PutObject, DeleteObject, PutObjectAcl,
+//! PutBucketAcl and Put/DeleteBucketPolicy of buckets
 //! radosgw keeps, written through the zone (`rsgw_radosgw::writes`) as
 //! radosgw writes them, so that radosgw, radosgw-admin and rsgw read them
 //! alike. Authorization is the gateway's one decision (`rules::authz`)
@@ -27,6 +27,7 @@ use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::now_secs;
 use crate::model::object::ObjectMeta;
 use crate::model::params::{BodyStream, PutParams, PutResult};
+use crate::model::policy::BucketPolicy;
 use crate::ops::gateway::Gateway;
 use crate::ops::radosgw::{bucket_info_of, zone_head};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
@@ -300,6 +301,32 @@ impl Gateway {
         let acl = self.resolve_acl(acl).await?.for_bucket();
         let policy = policy_of(zone, &acl, &info.owner, &info.owner).await;
         zone.set_bucket_acl(&zb, &policy)
+            .await
+            .map_err(GatewayError::from)
+    }
+
+    /// [`Gateway::put_bucket_policy`] (`Some` document, checked as on
+    /// rsgw's layout) and [`Gateway::delete_bucket_policy`] (`None`) on
+    /// radosgw's layout: the document set on the bucket instance as sent,
+    /// or removed, and the change announced.
+    pub(crate) async fn zone_set_bucket_policy(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        name: &str,
+        document: Option<&str>,
+    ) -> GatewayResult<()> {
+        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(name, &zb)?;
+        let access = match document {
+            Some(_) => Access::PutBucketPolicy,
+            None => Access::DeleteBucketPolicy,
+        };
+        authorize(rq, access, &Target::bucket(&info))?;
+        if let Some(text) = document {
+            BucketPolicy::parse(text, &info.name).map_err(GatewayError::MalformedPolicy)?;
+        }
+        zone.set_bucket_policy(&zb, document)
             .await
             .map_err(GatewayError::from)
     }

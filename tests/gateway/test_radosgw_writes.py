@@ -32,7 +32,7 @@ cluster beside the radosgw that is the oracle:
   groups) is the same record the same request through radosgw makes, the
   index entry's ETag and size kept, and both gateways answer anonymous
   reads by it alike;
-- a bucket's ACL or policy set (or a policy removed) through rsgw is the
+- a bucket's ACL, policy or CORS rules set (or removed) through rsgw is the
   record radosgw makes, its version raised, and announced as radosgw
   announces its changes: radosgw answers anonymous requests by the change
   from its next request;
@@ -46,6 +46,8 @@ import os
 import random
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 import uuid
 
 import boto3
@@ -747,15 +749,18 @@ def test_object_acls_rsgw_sets_are_radosgws_own(both):
         subprocess.run(["radosgw-admin", "user", "rm", "--uid", other], capture_output=True, timeout=120)
 
 
-def test_bucket_acls_and_policies_rsgw_sets_reach_radosgw_at_once(both):
-    """PutBucketAcl, then Put/DeleteBucketPolicy, through rsgw on a bucket
+def test_bucket_acls_policies_and_cors_rsgw_sets_reach_radosgw_at_once(both):
+    """Put/DeleteBucketPolicy, Put/DeleteBucketCors, then PutBucketAcl,
+    through rsgw on a bucket
     radosgw made, and the same requests through radosgw on another: the
-    same `user.rgw.acl` and `user.rgw.iam-policy` bytes on both instances,
+    same `user.rgw.acl`, `user.rgw.iam-policy` and `user.rgw.cors` bytes
+    on both instances,
     each change raising the instance's version by one. radosgw, which had
     cached the bucket refusing anonymous listings, lists it anonymously on
     the next request after rsgw made it public-read, and refuses again on
     the next request after rsgw made it private; likewise anonymous GETs
-    by a policy rsgw put, then removed: rsgw announced each change on the
+    by a policy rsgw put, then removed, and browsers' preflights by CORS
+    rules rsgw put, then removed: rsgw announced each change on the
     zone's control objects. A malformed policy is refused by both (with
     S3's error by rsgw), nothing changed."""
     rgw, ours = both["radosgw"], both["rsgw"]
@@ -784,6 +789,7 @@ def test_bucket_acls_and_policies_rsgw_sets_reach_radosgw_at_once(both):
         # radosgw caches the bucket while answering these
         assert [listed(c, mine) for c in anonymous] == ["AccessDenied"] * 2
         bucket_policies(both, (mine, theirs), anonymous, instance)
+        bucket_cors(both, (mine, theirs), instance)
         for acl, want in (("public-read", ["k"]), ("private", "AccessDenied")):  # bucket ACLs
             before = {b: instance(b)[0] for b in (mine, theirs)}
             ours.put_bucket_acl(Bucket=mine, ACL=acl)
@@ -848,3 +854,52 @@ def bucket_policies(both, buckets, anonymous, instance):
                     with pytest.raises(ClientError) as e:
                         c.get_bucket_policy(Bucket=b)
                     assert e.value.response["Error"]["Code"] == "NoSuchBucketPolicy"
+
+
+def bucket_cors(both, buckets, instance):
+    """The CORS part of the test above: rules put through rsgw
+    (`buckets[0]`) and radosgw (`buckets[1]`) stored alike and answering a
+    preflight through both gateways from the next request, then removed."""
+    rgw, ours = both["radosgw"], both["rsgw"]
+    mine, theirs = buckets
+
+    def preflight(url, bucket):
+        req = urllib.request.Request(f"{url}/{bucket}/k", method="OPTIONS", headers={
+            "Origin": "https://site.example", "Access-Control-Request-Method": "PUT",
+            "Access-Control-Request-Headers": "content-type"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers.get("Access-Control-Allow-Origin"), r.headers.get("Access-Control-Max-Age")
+        except urllib.error.HTTPError as e:
+            return e.code, None, None
+    rules = {"CORSRules": [
+        {"ID": "site", "AllowedOrigins": ["https://site.example", "http://*.other.example"],
+         "AllowedMethods": ["PUT", "GET"], "AllowedHeaders": ["content-type", "x-amz-*"],
+         "ExposeHeaders": ["ETag"], "MaxAgeSeconds": 120},
+        {"AllowedOrigins": ["*"], "AllowedMethods": ["GET"]}]}
+    assert [preflight(u, mine) for u in both["urls"]] == [(403, None, None)] * 2
+    for present, want in ((True, (200, "https://site.example", "120")), (False, (403, None, None))):
+        before = {b: instance(b)[0] for b in buckets}
+        for b, c in ((mine, ours), (theirs, rgw)):
+            if present:
+                c.put_bucket_cors(Bucket=b, CORSConfiguration=rules)
+            else:
+                c.delete_bucket_cors(Bucket=b)
+        assert [preflight(u, mine) for u in both["urls"]] == [want] * 2, present
+        assert {b: instance(b)[0] for b in buckets} == {b: v + 1 for b, v in before.items()}
+        stored = []
+        for b in buckets:
+            _, bid = bucket_ids(b)
+            r = subprocess.run(["rados", "-p", "default.rgw.meta", "-N", "root", "getxattr", f".bucket.meta.{b}:{bid}",
+                                "user.rgw.cors"], capture_output=True, timeout=60)
+            stored.append(r.stdout if r.returncode == 0 else None)
+        assert stored[0] == stored[1] and (stored[0] is not None) == present, stored
+        for c in (rgw, ours):
+            if present:
+                got = [c.get_bucket_cors(Bucket=b)["CORSRules"] for b in buckets]
+                assert got[0] == got[1]
+            else:
+                for b in buckets:
+                    with pytest.raises(ClientError) as e:
+                        c.get_bucket_cors(Bucket=b)
+                    assert e.value.response["Error"]["Code"] == "NoSuchCORSConfiguration"

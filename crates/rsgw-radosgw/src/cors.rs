@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::encoding::{Decoder, Header, Result};
+use crate::encoding::{Decoder, Encoder, Header, Result};
 
 /// The method bits of a rule (`RGW_CORS_*`), in the order S3 lists them.
 const METHODS: [(u8, &str); 6] = [
@@ -37,6 +37,35 @@ pub struct CorsRule {
 }
 
 impl CorsRule {
+    /// A rule of S3's fields: methods by name (unknown ones ignored, as
+    /// radosgw's parser refuses them before), origins and allowed headers
+    /// as the sets radosgw keeps (sorted, once each), exposed headers in
+    /// order.
+    pub fn new(
+        id: Option<&str>,
+        methods: &[String],
+        (origins, headers, expose): (&[String], &[String], &[String]),
+        max_age: Option<u32>,
+    ) -> Self {
+        let set = |v: &[String]| {
+            let mut v = v.to_vec();
+            v.sort();
+            v.dedup();
+            v
+        };
+        CorsRule {
+            max_age,
+            allowed_methods: METHODS
+                .iter()
+                .filter(|(_, name)| methods.iter().any(|m| m == name))
+                .fold(0, |bits, (bit, _)| bits | bit),
+            id: id.unwrap_or_default().to_string(),
+            allowed_headers: set(headers),
+            allowed_origins: set(origins),
+            expose_headers: expose.to_vec(),
+        }
+    }
+
     /// The methods the rule allows, by name.
     pub fn methods(&self) -> Vec<&'static str> {
         METHODS
@@ -79,6 +108,27 @@ pub fn decode_cors(bytes: &[u8]) -> Result<Vec<CorsRule>> {
     })
 }
 
+/// The `user.rgw.cors` xattr's value for `rules`, as radosgw 16.2 encodes
+/// it.
+pub fn encode_cors(rules: &[CorsRule]) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.block(1, 1, |e| {
+        e.seq(rules.iter(), |e, r| {
+            e.block(1, 1, |e| {
+                e.u32(r.max_age.unwrap_or(NO_MAX_AGE))
+                    .u8(r.allowed_methods)
+                    .string(&r.id);
+                for list in [&r.allowed_headers, &r.allowed_origins, &r.expose_headers] {
+                    e.seq(list.iter(), |e, s| {
+                        e.string(s);
+                    });
+                }
+            });
+        });
+    });
+    e.into_bytes()
+}
+
 fn decode_rule(d: &mut Decoder<'_>) -> Result<CorsRule> {
     d.block("RGWCORSRule", Header::Start { known: 1 }, |d, _| {
         let max_age = d.u32("RGWCORSRule.max_age")?;
@@ -118,6 +168,26 @@ mod tests {
                 json!({"AllowedMethods": ["GET"], "AllowedOrigins": ["*"]}),
             ]
         );
+    }
+
+    #[test]
+    fn rules_made_from_s3s_fields_are_the_bytes_radosgw_wrote() {
+        let s = |v: &[&str]| v.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let rules = [
+            CorsRule::new(
+                Some("one"),
+                &s(&["PUT", "GET", "HEAD"]),
+                (
+                    &s(&["https://a.example", "http://*.b.example"]),
+                    &s(&["x-amz-*", "Content-Type"]),
+                    &s(&["ETag", "x-amz-request-id"]),
+                ),
+                Some(600),
+            ),
+            CorsRule::new(None, &s(&["GET"]), (&s(&["*"]), &[], &[]), None),
+        ];
+        assert_eq!(encode_cors(&rules), STORED);
+        assert_eq!(decode_cors(STORED).expect("decode"), rules);
     }
 
     #[test]

@@ -14,8 +14,11 @@ use rsgw_store::{ObjectId, WriteOp};
 
 use crate::acl::Policy;
 use crate::cls::{VERSION_CLASS, VERSION_INC_METHOD, encode_version_inc};
+use crate::cors::{CorsRule, encode_cors};
 use crate::notify::encode_invalidation;
-use crate::zone::{ATTR_ACL, ATTR_POLICY, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool};
+use crate::zone::{
+    ATTR_ACL, ATTR_CORS, ATTR_POLICY, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool,
+};
 
 /// How long an announcement waits for the watchers' acknowledgements
 /// (radosgw's own notifications wait as long).
@@ -46,6 +49,18 @@ impl Zone {
             Some(text) => WriteOp::new().set_xattr(ATTR_POLICY, Bytes::from(text.to_string())),
             None if bucket.policy.is_some() => WriteOp::new().rm_xattr(ATTR_POLICY),
             None => return Ok(()),
+        };
+        self.change_bucket_instance(bucket, op).await
+    }
+
+    /// Sets `bucket`'s CORS rules (`user.rgw.cors`) or, with none, removes
+    /// them, as radosgw's Put/DeleteBucketCors do; removing none is no
+    /// change.
+    pub async fn set_bucket_cors(&self, bucket: &ZoneBucket, rules: &[CorsRule]) -> ZoneResult<()> {
+        let op = match rules {
+            [] if bucket.cors.is_empty() => return Ok(()),
+            [] => WriteOp::new().rm_xattr(ATTR_CORS),
+            rules => WriteOp::new().set_xattr(ATTR_CORS, Bytes::from(encode_cors(rules))),
         };
         self.change_bucket_instance(bucket, op).await
     }

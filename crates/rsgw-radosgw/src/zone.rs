@@ -47,7 +47,7 @@ pub(crate) const DEFAULT_PLACEMENT: &str = "default-placement";
 pub(crate) const ATTR_MANIFEST: &str = "user.rgw.manifest";
 pub(crate) const ATTR_ACL: &str = "user.rgw.acl";
 pub(crate) const ATTR_POLICY: &str = "user.rgw.iam-policy";
-const ATTR_CORS: &str = "user.rgw.cors";
+pub(crate) const ATTR_CORS: &str = "user.rgw.cors";
 pub(crate) const ATTR_ETAG: &str = "user.rgw.etag";
 pub(crate) const ATTR_CONTENT_TYPE: &str = "user.rgw.content_type";
 /// Stored headers a GET answers with: radosgw's xattr, and the header.

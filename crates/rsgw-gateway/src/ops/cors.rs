@@ -17,6 +17,11 @@ impl Gateway {
         bucket: &str,
         rules: Vec<CorsRule>,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_bucket_cors(zone, rq, bucket, Some(rules))
+                .await;
+        }
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
         check_cors(&rules)?;
@@ -37,6 +42,9 @@ impl Gateway {
 
     /// Removes a bucket's CORS rules (none set is fine).
     pub async fn delete_bucket_cors(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self.zone_set_bucket_cors(zone, rq, bucket, None).await;
+        }
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
         if info.cors.take().is_some() {

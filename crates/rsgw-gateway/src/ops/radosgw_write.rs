@@ -1,5 +1,5 @@
 //! Writing radosgw's layout: PutObject, DeleteObject, PutObjectAcl,
-//! PutBucketAcl and Put/DeleteBucketPolicy of buckets
+//! PutBucketAcl, Put/DeleteBucketPolicy and Put/DeleteBucketCors of buckets
 //! radosgw keeps, written through the zone (`rsgw_radosgw::writes`) as
 //! radosgw writes them, so that radosgw, radosgw-admin and rsgw read them
 //! alike. Authorization is the gateway's one decision (`rules::authz`)
@@ -17,12 +17,14 @@ use rsgw_radosgw::acl::{
     Grant as ZoneGrant, Grantee as ZoneGrantee, PERM_FULL_CONTROL, PERM_READ, PERM_READ_ACP,
     PERM_WRITE, PERM_WRITE_ACP, Policy,
 };
+use rsgw_radosgw::cors::CorsRule as ZoneCorsRule;
 use rsgw_radosgw::user::UserId;
 use rsgw_radosgw::writes::{NewObject, STRIPE};
 use rsgw_radosgw::zone::{Zone, ZoneBucket};
 
 use crate::engine::write::Declared;
 use crate::model::acl::{Acl, CannedAcl, Grantee, Permission};
+use crate::model::cors::CorsRule;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::model::ids::now_secs;
 use crate::model::object::ObjectMeta;
@@ -31,6 +33,7 @@ use crate::model::policy::BucketPolicy;
 use crate::ops::gateway::Gateway;
 use crate::ops::radosgw::{bucket_info_of, zone_head};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
+use crate::rules::cors::check_cors;
 use crate::rules::names::validate_key;
 
 /// The permission bits radosgw keeps for one of the gateway's.
@@ -327,6 +330,40 @@ impl Gateway {
             BucketPolicy::parse(text, &info.name).map_err(GatewayError::MalformedPolicy)?;
         }
         zone.set_bucket_policy(&zb, document)
+            .await
+            .map_err(GatewayError::from)
+    }
+
+    /// [`Gateway::put_bucket_cors`] (`Some` rules, checked as on rsgw's
+    /// layout) and [`Gateway::delete_bucket_cors`] (`None`) on radosgw's layout: the rules
+    /// set on the bucket instance as radosgw encodes them, or removed, and
+    /// the change announced.
+    pub(crate) async fn zone_set_bucket_cors(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        name: &str,
+        rules: Option<Vec<CorsRule>>,
+    ) -> GatewayResult<()> {
+        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(name, &zb)?;
+        authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
+        if let Some(rules) = &rules {
+            check_cors(rules)?;
+        }
+        let rules: Vec<ZoneCorsRule> = rules
+            .unwrap_or_default()
+            .iter()
+            .map(|r| {
+                ZoneCorsRule::new(
+                    r.id.as_deref(),
+                    &r.allowed_methods,
+                    (&r.allowed_origins, &r.allowed_headers, &r.expose_headers),
+                    r.max_age_seconds.and_then(|a| u32::try_from(a).ok()),
+                )
+            })
+            .collect();
+        zone.set_bucket_cors(&zb, &rules)
             .await
             .map_err(GatewayError::from)
     }

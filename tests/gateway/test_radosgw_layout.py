@@ -19,9 +19,9 @@ the same request:
   watch its control objects) serves all of the above; without the watch
   rsgw refuses to start, naming what the key lacks;
 - what rsgw does not serve: every write but PutObject, CopyObject,
-  DeleteObject(s), PutObjectAcl, PutBucketAcl, Put/DeleteBucketPolicy,
-  Put/DeleteBucketCors and multipart uploads (test_radosgw_writes.py)
-  answered
+  DeleteObject(s), PutObjectAcl, Put/DeleteObjectTagging, PutBucketAcl,
+  Put/DeleteBucketPolicy, Put/DeleteBucketCors and multipart uploads
+  (test_radosgw_writes.py) answered
   `501 NotImplemented` (nothing written:
   radosgw still reads the same objects, and rsgw's own layout's pools were
   not made), a versioned bucket refused with an error naming why.
@@ -281,8 +281,8 @@ def test_cors_preflights_are_radosgws(served):
 
 def test_writes_are_refused_and_nothing_is_written(served):
     """Every write but PutObject, CopyObject, DeleteObject(s), PutObjectAcl,
-    PutBucketAcl, Put/DeleteBucketPolicy, Put/DeleteBucketCors and
-    multipart uploads is `501 NotImplemented`
+    Put/DeleteObjectTagging, PutBucketAcl, Put/DeleteBucketPolicy,
+    Put/DeleteBucketCors and multipart uploads is `501 NotImplemented`
     naming the layout; radosgw still serves the same bytes, and rsgw made
     no pool."""
     bucket = served["names"]["objects"]
@@ -293,7 +293,7 @@ def test_writes_are_refused_and_nothing_is_written(served):
                  lambda: ours.delete_bucket_lifecycle(Bucket=bucket),
                  lambda: ours.put_bucket_versioning(Bucket=bucket,
                                                     VersioningConfiguration={"Status": "Enabled"}),
-                 lambda: ours.put_object_tagging(Bucket=bucket, Key="one-kib", Tagging={"TagSet": []})):
+                 lambda: ours.put_object_legal_hold(Bucket=bucket, Key="one-kib", LegalHold={"Status": "ON"})):
         with pytest.raises(ClientError) as e:
             call()
         assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501, e.value.response

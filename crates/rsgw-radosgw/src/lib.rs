@@ -23,6 +23,7 @@
 //! - [`upload`]: a multipart upload's records (its meta object's
 //!   placement and the parts' records in its omap);
 //! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
+//! - [`tags`]: an object's tags (`user.rgw.x-amz-tagging`);
 //! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
 //! - [`notify`]: radosgw's cache notifications on the zone's control
 //!   objects, naming each metadata record it changed;
@@ -56,6 +57,7 @@ pub mod index;
 pub mod manifest;
 pub mod metadata;
 pub mod notify;
+pub mod tags;
 pub mod upload;
 pub mod uploads;
 pub mod user;

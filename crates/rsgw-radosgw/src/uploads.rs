@@ -34,6 +34,7 @@ use crate::acl::{Policy, decode_policy};
 use crate::cls::{CLASS, ModifyOp, STORE_PG_VER_METHOD, encode_store_pg_ver};
 use crate::index::{Category, DirEntry, EntryMeta, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj};
+use crate::tags::{ATTR_TAGS, encode_tags, read_tags};
 use crate::upload::{
     META_SUFFIX, NS, PartRecord, decode_part, encode_upload_info, meta_name, parse_meta_name,
     part_key,
@@ -46,9 +47,11 @@ use crate::zone::{
     ATTR_ACL, ATTR_CONTENT_TYPE, ATTR_ETAG, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool, text,
 };
 
-/// The xattrs of a meta object that are the upload's own, not copied onto
-/// the completed object's head.
-const UPLOAD_ONLY_XATTRS: [&str; 2] = ["user.rgw.pg_ver", "user.rgw.source_zone"];
+/// The xattrs of a meta object not copied onto the completed object's
+/// head as they are: the upload's own, and its tags (written again as
+/// radosgw's record of tags: radosgw 16.2 keeps an upload's as the header
+/// came).
+const UPLOAD_ONLY_XATTRS: [&str; 3] = ["user.rgw.pg_ver", "user.rgw.source_zone", ATTR_TAGS];
 
 /// The zone's short id, as radosgw stores it beside each head.
 const ATTR_SOURCE_ZONE: &str = "user.rgw.source_zone";
@@ -68,6 +71,8 @@ pub struct Upload {
     pub acl: Policy,
     /// Every xattr of the meta object, by name: the future head's.
     pub xattrs: BTreeMap<String, Bytes>,
+    /// The future object's tags.
+    pub tags: BTreeMap<String, String>,
     /// When it began (the meta object's mtime).
     pub initiated: SystemTime,
 }
@@ -188,10 +193,22 @@ impl Zone {
             what: format!("ACL of upload {upload_id}"),
             source,
         })?;
+        let tags = match xattrs.get(ATTR_TAGS) {
+            Some(v) => read_tags(v).ok_or_else(|| ZoneError::Decode {
+                what: format!("tags of upload {upload_id}"),
+                source: crate::DecodeError::Value {
+                    what: "user.rgw.x-amz-tagging (neither RGWObjTags nor a header)",
+                    value: v.len() as u64,
+                    at: 0,
+                },
+            })?,
+            None => BTreeMap::new(),
+        };
         Ok(Upload {
             key: key.to_string(),
             upload_id: upload_id.to_string(),
             acl,
+            tags,
             xattrs,
             initiated: r.stat.map_or(SystemTime::UNIX_EPOCH, |s| s.mtime),
         })
@@ -471,6 +488,9 @@ impl Zone {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         xattrs.push((ATTR_ETAG.to_string(), Bytes::from(etag.to_string())));
+        if !up.tags.is_empty() {
+            xattrs.push((ATTR_TAGS.to_string(), Bytes::from(encode_tags(&up.tags))));
+        }
         let content_type = up
             .xattrs
             .get(ATTR_CONTENT_TYPE)

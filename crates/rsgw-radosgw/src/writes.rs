@@ -45,6 +45,7 @@ use crate::cls::{
 };
 use crate::index::{Category, EntryMeta, shard_object, shard_of};
 use crate::manifest::{Manifest, Obj, decode_manifest};
+use crate::tags::{ATTR_TAGS, encode_tags};
 use crate::zone::{
     ATTR_ACL, ATTR_ETAG, ATTR_HEADERS, ATTR_MANIFEST, ATTR_META_PREFIX, DEFAULT_PLACEMENT, Zone,
     ZoneBucket, ZoneError, ZoneResult, in_pool, index_key,
@@ -77,6 +78,8 @@ pub struct NewObject {
     pub headers: BTreeMap<String, String>,
     /// `x-amz-meta-*` by name (without the prefix).
     pub meta: BTreeMap<String, String>,
+    /// Its tags (none: no `user.rgw.x-amz-tagging`).
+    pub tags: BTreeMap<String, String>,
     /// Its ACL; its owner is the object's.
     pub acl: Policy,
 }
@@ -173,6 +176,15 @@ pub(crate) struct NewHead {
     pub(crate) entry: EntryMeta,
     /// Entries of its shard the change removes.
     pub(crate) remove: Vec<String>,
+}
+
+/// A change of a head's xattrs ([`Zone::change_head`]).
+#[derive(Clone, Copy)]
+enum HeadChange<'a> {
+    /// A new ACL.
+    Acl(&'a Policy),
+    /// New tags; none removes them.
+    Tags(&'a BTreeMap<String, String>),
 }
 
 /// What a head held before a change: the guard's tag and the tails to
@@ -573,8 +585,29 @@ impl Zone {
         key: &str,
         acl: &Policy,
     ) -> ZoneResult<()> {
+        self.change_head(bucket, key, HeadChange::Acl(acl)).await
+    }
+
+    /// Sets `key`'s tags (`user.rgw.x-amz-tagging`), or with none removes
+    /// them, as radosgw's Put/DeleteObjectTagging do: as
+    /// [`Zone::set_object_acl`] sets an ACL. Removing none is no change.
+    pub async fn set_object_tags(
+        &self,
+        bucket: &ZoneBucket,
+        key: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> ZoneResult<()> {
+        self.change_head(bucket, key, HeadChange::Tags(tags)).await
+    }
+
+    /// One change of a head's xattrs, as radosgw's `set_attrs` makes it.
+    async fn change_head(
+        &self,
+        bucket: &ZoneBucket,
+        key: &str,
+        change: HeadChange<'_>,
+    ) -> ZoneResult<()> {
         let entry = IndexEntry::of_key(bucket, key);
-        let encoded = Bytes::from(acl.encode());
         let mut tries = 0;
         loop {
             tries += 1;
@@ -582,12 +615,28 @@ impl Zone {
             let Some(old) = self.old_head(bucket, key).await? else {
                 return Err(ZoneError::NoSuchObject(key.to_string()));
             };
+            let mut op = Self::guarded(Some(&old));
+            let owner = match change {
+                HeadChange::Acl(acl) => {
+                    op = op.set_xattr(ATTR_ACL, Bytes::from(acl.encode()));
+                    acl
+                }
+                HeadChange::Tags(tags) if tags.is_empty() => {
+                    if head.tags.is_empty() {
+                        return Ok(());
+                    }
+                    op = op.rm_xattr(ATTR_TAGS);
+                    &head.acl
+                }
+                HeadChange::Tags(tags) => {
+                    op = op.set_xattr(ATTR_TAGS, Bytes::from(encode_tags(tags)));
+                    &head.acl
+                }
+            };
             let tag = self.new_tag();
             self.prepare(bucket, &entry, ModifyOp::Add, &tag).await?;
             let mtime = SystemTime::now();
-            let op = Self::guarded(Some(&old))
-                .set_xattr(ATTR_ACL, encoded.clone())
-                .set_xattr(ATTR_ID_TAG, nul_terminated(&tag));
+            let op = op.set_xattr(ATTR_ID_TAG, nul_terminated(&tag));
             let out = match self.store().write(&Self::head_id(bucket, key), op).await {
                 Ok(out) => out,
                 Err(e) => {
@@ -606,10 +655,10 @@ impl Zone {
                 category: Category::Main,
                 size,
                 mtime,
-                etag: head.etag,
-                owner: acl.owner.to_str(),
-                owner_display_name: acl.owner_display_name.clone(),
-                content_type: head.content_type,
+                etag: head.etag.clone(),
+                owner: owner.owner.to_str(),
+                owner_display_name: owner.owner_display_name.clone(),
+                content_type: head.content_type.clone(),
                 accounted_size: size,
                 ..EntryMeta::empty()
             };
@@ -658,7 +707,7 @@ impl Zone {
 }
 
 /// The xattrs radosgw keeps of an object's stored headers and user
-/// metadata, each with its trailing NUL.
+/// metadata, each with its trailing NUL, and of its tags.
 pub(crate) fn stored_xattrs(obj: &NewObject) -> Vec<(String, Bytes)> {
     let mut out = Vec::new();
     for (attr, header) in ATTR_HEADERS {
@@ -668,6 +717,9 @@ pub(crate) fn stored_xattrs(obj: &NewObject) -> Vec<(String, Bytes)> {
     }
     for (name, v) in &obj.meta {
         out.push((format!("{ATTR_META_PREFIX}{name}"), nul_terminated(v)));
+    }
+    if !obj.tags.is_empty() {
+        out.push((ATTR_TAGS.to_string(), Bytes::from(encode_tags(&obj.tags))));
     }
     out
 }

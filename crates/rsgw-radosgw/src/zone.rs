@@ -34,6 +34,7 @@ use crate::cache::{Record, RecordCache};
 use crate::cors::{CorsRule, decode_cors};
 use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj, decode_manifest};
+use crate::tags::{ATTR_TAGS, read_tags};
 use crate::user::{UserBucket, UserRecord, decode_link, decode_user_bucket, decode_user_record};
 use crate::zone_params::{
     Placement, ROOT_POOL, ZoneParams, decode_name_to_id, decode_zone_params, info_object,
@@ -160,6 +161,8 @@ pub struct Head {
     pub headers: BTreeMap<String, String>,
     /// `x-amz-meta-*` by name (without the prefix).
     pub meta: BTreeMap<String, String>,
+    /// Its tags (`user.rgw.x-amz-tagging`).
+    pub tags: BTreeMap<String, String>,
     /// The object's ACL.
     pub acl: Policy,
     /// When the head was last written (RADOS' mtime, whole seconds).
@@ -675,7 +678,19 @@ impl Zone {
             .stat
             .ok_or_else(|| StoreError::Io("a stat asked for was not answered".into()))?;
         let (headers, meta) = stored_headers(&xattrs);
+        let tags = match xattrs.get(ATTR_TAGS) {
+            Some(v) => read_tags(v).ok_or_else(|| ZoneError::Decode {
+                what: format!("tags of {key}"),
+                source: DecodeError::Value {
+                    what: "user.rgw.x-amz-tagging (neither RGWObjTags nor a header)",
+                    value: v.len() as u64,
+                    at: 0,
+                },
+            })?,
+            None => BTreeMap::new(),
+        };
         Ok(Head {
+            tags,
             etag: xattrs.get(ATTR_ETAG).map(|v| text(v)).unwrap_or_default(),
             content_type: headers.get("content-type").cloned().unwrap_or_default(),
             headers,

@@ -91,7 +91,7 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 /// The operations a gateway on radosgw's layout serves: reads of buckets,
 /// listings and objects from radosgw's records, objects put whole
 /// (CopyObject too: a read and a put) and removed (one or many at a time)
-/// as radosgw writes them, objects' and buckets' ACLs and buckets'
+/// as radosgw writes them, objects' tags and ACLs and buckets' ACLs,
 /// policies and CORS rules set, and multipart uploads as radosgw takes
 /// them.
 const RADOSGW_SERVED: &[S3Op] = &[
@@ -114,6 +114,9 @@ const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::DeleteObject,
     S3Op::DeleteObjects,
     S3Op::PutObjectAcl,
+    S3Op::GetObjectTagging,
+    S3Op::PutObjectTagging,
+    S3Op::DeleteObjectTagging,
     S3Op::PutBucketAcl,
     S3Op::PutBucketPolicy,
     S3Op::DeleteBucketPolicy,
@@ -137,7 +140,7 @@ pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
     }
     Err(s3_error!(
         NotImplemented,
-        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s), PutObjectAcl, PutBucketAcl, Put/DeleteBucketPolicy, Put/DeleteBucketCors and multipart uploads: {} is not served (send it to radosgw)",
+        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s), Put/DeleteObjectTagging, PutObjectAcl, PutBucketAcl, Put/DeleteBucketPolicy, Put/DeleteBucketCors and multipart uploads: {} is not served (send it to radosgw)",
         op.name()
     ))
 }

@@ -11,6 +11,7 @@
 //! radosgw changes is seen by the next request; listings and objects are
 //! read from RADOS on every request.
 
+use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
@@ -165,6 +166,7 @@ pub(crate) fn meta_of(head: &Head) -> ObjectMeta {
         acl: acl_of(&head.acl),
         headers: head.headers.clone(),
         user_meta: head.meta.clone(),
+        tags: head.tags.clone(),
         ..ObjectMeta::default()
     }
 }
@@ -177,7 +179,7 @@ pub(crate) async fn zone_head(
     zone: &Zone,
     rq: &Requester,
     (bucket, key, version): (&str, &str, Option<&str>),
-    access: Access,
+    (access, requested): (Access, Option<&BTreeMap<String, String>>),
     bytes: bool,
 ) -> GatewayResult<(ZoneBucket, BucketInfo, Head, ObjectMeta)> {
     let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
@@ -199,7 +201,12 @@ pub(crate) async fn zone_head(
         Err(e) => return Err(GatewayError::from(e)),
     };
     let meta = meta_of(&head);
-    authorize(rq, access, &Target::stored(&info, key, &meta))?;
+    let target = Target::stored(&info, key, &meta);
+    let target = match requested {
+        Some(tags) => target.requesting(tags),
+        None => target,
+    };
+    authorize(rq, access, &target)?;
     Ok((zb, info, head, meta))
 }
 
@@ -318,7 +325,7 @@ impl Gateway {
             zone,
             rq,
             (bucket, key, params.version_id.as_deref()),
-            Access::GetObject,
+            (Access::GetObject, None),
             !params.head_only,
         )
         .await?;
@@ -384,7 +391,7 @@ impl Gateway {
             zone,
             rq,
             (bucket, key, version),
-            Access::GetObjectAcl,
+            (Access::GetObjectAcl, None),
             false,
         )
         .await?;

@@ -6,7 +6,7 @@
 //! minimum part size, the multipart ETag, one authorization decision.
 //!
 //! What radosgw's layout would keep otherwise than rsgw's is refused with
-//! `501 NotImplemented`, as for a PUT: tags, encryption, object lock,
+//! `501 NotImplemented`, as for a PUT: encryption, object lock,
 //! conditional completions. A checksum algorithm is accepted as radosgw
 //! 16.2 accepts it: each part's checksums are checked as sent, and the
 //! object keeps none (radosgw 16.2 keeps no checksums), so the upload
@@ -54,7 +54,7 @@ fn upload_info_of(bucket: &str, zb: &ZoneBucket, up: &Upload, head: &ObjectMeta)
         headers: head.headers.clone(),
         user_meta: head.user_meta.clone(),
         acl: acl_of(&up.acl),
-        tags: Default::default(),
+        tags: up.tags.clone(),
         sse: None,
         lock: Default::default(),
         checksum_algorithm: None,
@@ -85,6 +85,7 @@ fn stored_of(up: &Upload) -> ObjectMeta {
     ObjectMeta {
         headers,
         user_meta,
+        tags: up.tags.clone(),
         ..ObjectMeta::default()
     }
 }
@@ -115,6 +116,7 @@ impl Gateway {
             etag: String::new(),
             headers: params.headers.clone(),
             meta: params.user_meta.clone(),
+            tags: params.tags.clone(),
             acl: policy,
         };
         let upload_id = zone
@@ -131,7 +133,7 @@ impl Gateway {
             headers: params.headers,
             user_meta: params.user_meta,
             acl,
-            tags: Default::default(),
+            tags: params.tags,
             sse: None,
             lock: Default::default(),
             checksum_algorithm: None,

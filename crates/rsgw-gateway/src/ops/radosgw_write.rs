@@ -7,8 +7,9 @@
 //! (length, Content-MD5, checksums) before the head makes it visible.
 //!
 //! What radosgw's layout would keep otherwise than rsgw's is refused with
-//! `501 NotImplemented` rather than dropped: object tags, encryption,
-//! object lock, conditional writes.
+//! `501 NotImplemented` rather than dropped: encryption, object lock, conditional writes.
+
+use std::collections::BTreeMap;
 
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
@@ -129,9 +130,6 @@ pub(crate) fn refuse_unkept(params: &PutParams) -> GatewayResult<()> {
             "{what} on radosgw's layout: not written by this gateway (send it to radosgw)"
         )))
     };
-    if !params.tags.is_empty() {
-        return refused("object tags");
-    }
     if params.sse.is_some() {
         return refused("server-side encryption");
     }
@@ -198,6 +196,7 @@ impl Gateway {
             etag: etag.clone(),
             headers: params.headers.clone(),
             meta: params.user_meta.clone(),
+            tags: params.tags.clone(),
             acl: policy,
         };
         zone.finish_put(w, head, size, &obj)
@@ -212,6 +211,7 @@ impl Gateway {
                 acl,
                 headers: params.headers,
                 user_meta: params.user_meta,
+                tags: params.tags,
                 ..ObjectMeta::default()
             },
         })
@@ -270,7 +270,7 @@ impl Gateway {
             zone,
             rq,
             (bucket, key, version),
-            Access::PutObjectAcl,
+            (Access::PutObjectAcl, None),
             false,
         )
         .await?;
@@ -304,6 +304,26 @@ impl Gateway {
         let acl = self.resolve_acl(acl).await?.for_bucket();
         let policy = policy_of(zone, &acl, &info.owner, &info.owner).await;
         zone.set_bucket_acl(&zb, &policy)
+            .await
+            .map_err(GatewayError::from)
+    }
+
+    /// [`Gateway::put_object_tagging`] (`tags`) and
+    /// [`Gateway::delete_object_tagging`] (none) on radosgw's layout: the
+    /// tags set on the head as radosgw sets them (`access` decides,
+    /// with the tags requested).
+    pub(crate) async fn zone_set_object_tags(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        (bucket, key, version): (&str, &str, Option<&str>),
+        access: Access,
+        tags: &BTreeMap<String, String>,
+    ) -> GatewayResult<()> {
+        let requested = (access == Access::PutObjectTagging).then_some(tags);
+        let (zb, _, _, _) =
+            zone_head(zone, rq, (bucket, key, version), (access, requested), false).await?;
+        zone.set_object_tags(&zb, key, tags)
             .await
             .map_err(GatewayError::from)
     }

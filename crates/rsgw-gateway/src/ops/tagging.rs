@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::model::error::{GatewayError, GatewayResult};
 use crate::ops::buckets::RecordChange;
 use crate::ops::gateway::Gateway;
+use crate::ops::radosgw::zone_head;
 use crate::rules::authz::{Access, Requester, Target, authorize};
 use crate::rules::tagging::check_bucket_tags;
 
@@ -21,6 +22,17 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<BTreeMap<String, String>> {
+        if let Some(zone) = self.zone() {
+            let (_, _, _, meta) = zone_head(
+                zone,
+                rq,
+                (bucket, key, version),
+                (Access::GetObjectTagging, None),
+                false,
+            )
+            .await?;
+            return Ok(meta.tags);
+        }
         let (_, meta) = self
             .object_meta_for(rq, Access::GetObjectTagging, (bucket, key, version))
             .await?;
@@ -36,6 +48,17 @@ impl Gateway {
         version: Option<&str>,
         tags: BTreeMap<String, String>,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_object_tags(
+                    zone,
+                    rq,
+                    (bucket, key, version),
+                    Access::PutObjectTagging,
+                    &tags,
+                )
+                .await;
+        }
         self.update_meta(
             rq,
             (Access::PutObjectTagging, Some(&tags)),
@@ -56,6 +79,17 @@ impl Gateway {
         key: &str,
         version: Option<&str>,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_object_tags(
+                    zone,
+                    rq,
+                    (bucket, key, version),
+                    Access::DeleteObjectTagging,
+                    &BTreeMap::new(),
+                )
+                .await;
+        }
         self.update_meta(
             rq,
             (Access::DeleteObjectTagging, None),

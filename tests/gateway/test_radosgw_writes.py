@@ -38,6 +38,8 @@ cluster beside the radosgw that is the oracle:
   from its next request;
 - an object's tags, put with it or set and removed later through rsgw, are
   the record radosgw makes for the same requests;
+- HeadBucket counts a bucket's objects and bytes as radosgw counts them
+  (from the index shards' headers, an upload's parts included);
 - what radosgw's layout would keep otherwise (encryption, object lock)
   is refused with `501 NotImplemented`, nothing written.
 """
@@ -962,3 +964,35 @@ def test_object_tags_rsgw_sets_are_radosgws_own(both):
         consistent(bucket)
     for key in keys:
         ours.delete_object(Bucket=bucket, Key=key)
+
+
+def test_head_bucket_counts_as_radosgw_counts(both):
+    """HeadBucket's X-RGW-Object-Count and X-RGW-Bytes-Used through rsgw
+    and radosgw, on a bucket of 11 shards: equal after objects are put
+    through both, with an upload in progress (its parts counted, its meta
+    object not), and once it is aborted and the objects removed."""
+    rgw, ours = both["radosgw"], both["rsgw"]
+    bucket = f"hb-{uuid.uuid4().hex[:6]}"
+    rgw.create_bucket(Bucket=bucket)
+
+    def counts():
+        views = []
+        for c in (rgw, ours):
+            h = c.head_bucket(Bucket=bucket)["ResponseMetadata"]["HTTPHeaders"]
+            views.append((int(h["x-rgw-object-count"]), int(h["x-rgw-bytes-used"])))
+        assert views[0] == views[1], views
+        return views[0]
+    try:
+        assert counts() == (0, 0)
+        for i, c in enumerate((ours, rgw, ours)):
+            c.put_object(Bucket=bucket, Key=f"o{i}", Body=b"x" * (1000 * (i + 1)))
+        assert counts() == (3, 6000)
+        upload_id = ours.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+        ours.upload_part(Bucket=bucket, Key="mp", UploadId=upload_id, PartNumber=1, Body=b"p" * 777)
+        assert counts() == (4, 6777)
+        ours.abort_multipart_upload(Bucket=bucket, Key="mp", UploadId=upload_id)
+        for i in range(3):
+            ours.delete_object(Bucket=bucket, Key=f"o{i}")
+        assert counts() == (0, 0)
+    finally:
+        rgw.delete_bucket(Bucket=bucket)

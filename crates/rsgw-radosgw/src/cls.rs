@@ -10,8 +10,8 @@
 //! object's tails are released through the `refcount` class, since a copy
 //! radosgw made may share them. No I/O.
 
-use crate::encoding::Encoder;
-use crate::index::EntryMeta;
+use crate::encoding::{Decoder, Encoder, Header, Result};
+use crate::index::{DirHeader, EntryMeta, decode_dir_header};
 
 /// The object class radosgw's calls belong to.
 pub const CLASS: &str = "rgw";
@@ -25,6 +25,8 @@ pub const GUARD_RESHARDING_METHOD: &str = "guard_bucket_resharding";
 pub const OBJ_REMOVE_METHOD: &str = "obj_remove";
 /// Stores the head's placement group version in an xattr.
 pub const STORE_PG_VER_METHOD: &str = "obj_store_pg_ver";
+/// Lists a shard's entries, with its header (a reading method).
+pub const LIST_METHOD: &str = "bucket_list";
 
 /// The object class counting the heads that share a tail (a copy made by
 /// radosgw shares its source's tails, `cls/refcount` in ceph/ceph).
@@ -63,6 +65,31 @@ pub fn encode_version_inc() -> Vec<u8> {
         e.u32(0);
     });
     e.into_bytes()
+}
+
+/// The input of `rgw.bucket_list` asking for no entries
+/// (`rgw_cls_list_op`, version 6): the shard's header alone, as radosgw's
+/// `cls_rgw_get_dir_header` reads it.
+pub fn encode_list_header_only() -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.block(6, 4, |e| {
+        e.u32(0).string("");
+        encode_key(e, "", "");
+        e.bool(false).string("");
+    });
+    e.into_bytes()
+}
+
+/// The shard's header in `rgw.bucket_list`'s answer (`rgw_cls_list_ret`:
+/// `rgw_bucket_dir` then flags); the entries and flags are skipped.
+pub fn decode_list_header(bytes: &[u8]) -> Result<DirHeader> {
+    Decoder::whole(bytes, |d| {
+        d.block("rgw_cls_list_ret", Header::Start { known: 3 }, |d, _| {
+            d.block("rgw_bucket_dir", Header::Start { known: 2 }, |d, _| {
+                decode_dir_header(d.raw_block("rgw_bucket_dir.header")?)
+            })
+        })
+    })
 }
 
 /// The input of `refcount.put` (`cls_refcount_put_op`, version 1 in

@@ -31,8 +31,9 @@ use crate::DecodeError;
 use crate::acl::{Policy, decode_policy};
 use crate::bucket::{Bucket, BucketInfo, Pool, decode_bucket_instance, decode_entry_point};
 use crate::cache::{Record, RecordCache};
+use crate::cls::{CLASS, LIST_METHOD, decode_list_header, encode_list_header_only};
 use crate::cors::{CorsRule, decode_cors};
-use crate::index::{Category, DirEntry, decode_dir_entry, shard_object};
+use crate::index::{Category, DirEntry, DirHeader, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj, decode_manifest};
 use crate::tags::{ATTR_TAGS, read_tags};
 use crate::user::{UserBucket, UserRecord, decode_link, decode_user_bucket, decode_user_record};
@@ -541,6 +542,36 @@ impl Zone {
             t => format!(".bucket.meta.{t}:{}:{}", bucket.name, bucket.bucket_id),
         };
         in_pool(&self.root, name)
+    }
+
+    /// The headers of `bucket`'s index shards, each read through
+    /// `rgw.bucket_list` (the stats radosgw keeps per category); a shard
+    /// not made yet counts nothing.
+    pub async fn shard_headers(&self, bucket: &ZoneBucket) -> ZoneResult<Vec<DirHeader>> {
+        let info = &bucket.info;
+        let shards: Vec<Option<u32>> = match info.index.num_shards {
+            0 => vec![None],
+            n => (0..n).map(Some).collect(),
+        };
+        let mut out = Vec::with_capacity(shards.len());
+        for shard in shards {
+            let oid = shard_object(&info.bucket.bucket_id, info.index.generation, shard);
+            let op = ReadOp::new().exec(CLASS, LIST_METHOD, encode_list_header_only());
+            let answer = match self
+                .store
+                .read(&in_pool(&bucket.index_pool, &oid), op)
+                .await
+            {
+                Ok(r) => r.exec.unwrap_or_default(),
+                Err(StoreError::NotFound) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            out.push(decode(
+                format!("header of index shard {oid}"),
+                decode_list_header(&answer),
+            )?);
+        }
+        Ok(out)
     }
 
     /// Up to `max` objects of `bucket` whose keys begin with `prefix` and

@@ -33,7 +33,7 @@ pub(crate) enum Wait {
 
 /// What one attempt found.
 enum Attempt {
-    Done(ReadResult),
+    Done(Box<ReadResult>),
     /// The data file vanished under the snapshot (a write replaced it).
     FileRaced,
     /// The read would have to wait (a data file to read, a lock).
@@ -49,12 +49,17 @@ pub(crate) fn read(
     wait: Wait,
 ) -> StoreResult<Option<ReadResult>> {
     validate_object_name(obj)?;
+    if op.exec.is_some() {
+        return Err(StoreError::InvalidArgument(
+            "object class calls need RADOS: the embedded backend has no object classes".into(),
+        ));
+    }
     for _ in 0..FILE_RACE_RETRIES {
         let attempt = inner.with_snapshot(wait == Wait::Allowed, |conn| {
             read_once(inner, conn, obj, op, wait)
         });
         match attempt {
-            Ok(Attempt::Done(r)) => return Ok(Some(r)),
+            Ok(Attempt::Done(r)) => return Ok(Some(*r)),
             Ok(Attempt::FileRaced) => continue,
             Ok(Attempt::WouldWait) | Err(StoreError::Timeout) if wait == Wait::Never => {
                 return Ok(None);
@@ -201,5 +206,5 @@ fn read_once(
     if op.omap_header {
         out.omap_header = Some(Bytes::from(header.unwrap_or_default()));
     }
-    Ok(Attempt::Done(out))
+    Ok(Attempt::Done(Box::new(out)))
 }

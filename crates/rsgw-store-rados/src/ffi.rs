@@ -203,6 +203,16 @@ unsafe extern "C" {
         iter: *mut rados_omap_iter_t,
         prval: *mut c_int,
     );
+    pub fn rados_read_op_exec(
+        op: rados_read_op_t,
+        cls: *const c_char,
+        method: *const c_char,
+        in_buf: *const c_char,
+        in_len: size_t,
+        out_buf: *mut *mut c_char,
+        out_len: *mut size_t,
+        prval: *mut c_int,
+    );
     pub fn rados_aio_read_op_operate(
         op: rados_read_op_t,
         io: rados_ioctx_t,

@@ -308,6 +308,11 @@ struct ReadState {
     omap_rval: c_int,
     keys: ffi::rados_omap_iter_t,
     keys_rval: c_int,
+    /// An object class call's output, allocated by librados when the op
+    /// completes (freed in `Drop`), its length and result.
+    exec_out: *mut c_char,
+    exec_len: usize,
+    exec_rval: c_int,
 }
 
 // SAFETY: the op handle and iterators are plain heap data, not tied to a
@@ -335,6 +340,11 @@ impl Drop for ReadState {
             // SAFETY: allocated by `rados_read_op_omap_get_vals_by_keys2`, ended
             // once, and the op that fills it is over (or never ran).
             unsafe { ffi::rados_omap_get_end(self.keys) };
+        }
+        if !self.exec_out.is_null() {
+            // SAFETY: a non-null `exec_out` was allocated by librados for the
+            // completed op's `rados_read_op_exec` output, and is freed once.
+            unsafe { ffi::rados_buffer_free(self.exec_out) };
         }
     }
 }
@@ -402,6 +412,9 @@ impl ReadState {
             omap_rval: 0,
             keys: std::ptr::null_mut(),
             keys_rval: 0,
+            exec_out: std::ptr::null_mut(),
+            exec_len: 0,
+            exec_rval: 0,
         })
     }
 
@@ -465,6 +478,27 @@ impl ReadState {
                 );
             };
         }
+        if let Some((class, method, input)) = &want.exec {
+            let class = cstring("object class", class)?;
+            let method = cstring("object class method", method)?;
+            // SAFETY: `h` is live and unsubmitted; `class`, `method` (nul-
+            // terminated) and `input` (`input.len()` bytes) are copied in the
+            // call; the out-buffer, length and rval slots are fields of `self`,
+            // pinned until the callback; librados allocates the out-buffer,
+            // freed once in `Drop`.
+            unsafe {
+                ffi::rados_read_op_exec(
+                    h,
+                    class.as_ptr(),
+                    method.as_ptr(),
+                    input.as_ptr().cast(),
+                    input.len(),
+                    &mut self.exec_out,
+                    &mut self.exec_len,
+                    &mut self.exec_rval,
+                );
+            };
+        }
         if let Some(keys) = &want.omap_keys {
             let arr = KeyArrays::new(keys.iter().map(std::string::String::as_bytes));
             // SAFETY: `h` is live and unsubmitted; both arrays hold `keys.len()`
@@ -503,6 +537,7 @@ impl OpState for ReadState {
             self.xattrs_rval,
             self.omap_rval,
             self.keys_rval,
+            self.exec_rval,
         ] {
             if rval < 0 {
                 return Err(op_error(rval, max));
@@ -576,6 +611,17 @@ impl OpState for ReadState {
             // SAFETY: the op succeeded, so `keys` is live and filled in; it is
             // ended only in `Drop`, and we have `&mut self`.
             out.omap_keys = Some(unsafe { omap_entries(self.keys)? }.into_iter().collect());
+        }
+        if self.want.exec.is_some() {
+            out.exec = Some(if self.exec_out.is_null() || self.exec_len == 0 {
+                Bytes::new()
+            } else {
+                // SAFETY: the op succeeded, so librados set `exec_out` to a
+                // buffer of `exec_len` bytes, freed only in `Drop`; copied at once.
+                Bytes::copy_from_slice(unsafe {
+                    std::slice::from_raw_parts(self.exec_out.cast::<u8>(), self.exec_len)
+                })
+            });
         }
         Ok(out)
     }

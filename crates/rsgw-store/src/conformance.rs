@@ -995,8 +995,10 @@ pub async fn locator_is_identity(fx: &Fixture) {
 /// An object class call runs inside the atomic operation on a store with
 /// object classes (RADOS' `hello.record_hello`, which writes "Hello, <in>!"
 /// to an object that does not exist yet and fails with EEXIST on one that
-/// does): its failure fails the whole operation. A store without object
-/// classes (the embedded backend) refuses the call and changes nothing.
+/// does): its failure fails the whole operation. A read calls a reading
+/// method (`hello.say_hello`) and gets its output with the read's other
+/// parts; the method's failure fails the read. A store without object
+/// classes (the embedded backend) refuses either call and changes nothing.
 pub async fn object_class_calls(fx: &Fixture) {
     let obj = fx.obj("hello");
     let call = || WriteOp::new().exec("hello", "record_hello", "rsgw");
@@ -1008,6 +1010,16 @@ pub async fn object_class_calls(fx: &Fixture) {
             .expect_err("no object classes here");
         assert!(matches!(err, StoreError::InvalidArgument(_)), "{err:?}");
         assert_eq!(stat(fx, &obj).await, Err(StoreError::NotFound));
+        fx.store
+            .write(&obj, WriteOp::new().write_full("x"))
+            .await
+            .expect("write");
+        let err = fx
+            .store
+            .read(&obj, ReadOp::new().exec("hello", "say_hello", ""))
+            .await
+            .expect_err("no object classes here");
+        assert!(matches!(err, StoreError::InvalidArgument(_)), "{err:?}");
         return;
     }
     let out = fx.store.write(&obj, call()).await.expect("record_hello");
@@ -1041,6 +1053,27 @@ pub async fn object_class_calls(fx: &Fixture) {
             .await
             .is_err()
     );
+    // a reading method's output comes back with the read's other parts
+    let r = fx
+        .store
+        .read(
+            &obj,
+            ReadOp::new().exec("hello", "say_hello", "reader").stat(),
+        )
+        .await
+        .expect("say_hello");
+    assert_eq!(r.exec, Some(Bytes::from("Hello, reader!")));
+    assert_eq!(r.stat.map(|s| s.size), Some(12));
+    // its failure fails the read
+    let err = fx
+        .store
+        .read(
+            &obj,
+            ReadOp::new().exec("hello", "say_hello", vec![b'x'; 200]),
+        )
+        .await
+        .expect_err("say_hello refuses more than 100 bytes");
+    assert!(matches!(err, StoreError::InvalidArgument(_)), "{err:?}");
 }
 
 /// The blocking forms do what the async ones do, from a plain thread.

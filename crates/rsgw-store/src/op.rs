@@ -309,6 +309,10 @@ pub struct ReadOp {
     pub omap_keys: Option<Vec<String>>,
     /// Fetch the omap header.
     pub omap_header: bool,
+    /// Call a reading method of an object class and fetch its output
+    /// (librados' `rados_read_op_exec`): class, method, input. Backends
+    /// without object classes refuse it with `InvalidArgument`.
+    pub exec: Option<(String, String, Bytes)>,
 }
 
 impl ReadOp {
@@ -355,6 +359,17 @@ impl ReadOp {
         self.omap_header = true;
         self
     }
+    /// Calls an object class's reading method ([`ReadOp::exec`]); its
+    /// output is [`ReadResult::exec`].
+    pub fn exec(
+        mut self,
+        class: impl Into<String>,
+        method: impl Into<String>,
+        input: impl Into<Bytes>,
+    ) -> Self {
+        self.exec = Some((class.into(), method.into(), input.into()));
+        self
+    }
 }
 
 /// What a [`ReadOp`] fetched; each field is set when it was asked for.
@@ -372,4 +387,6 @@ pub struct ReadResult {
     pub omap_keys: Option<BTreeMap<String, Bytes>>,
     /// The omap header (empty if never set).
     pub omap_header: Option<Bytes>,
+    /// What the object class's method answered.
+    pub exec: Option<Bytes>,
 }

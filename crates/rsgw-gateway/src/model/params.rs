@@ -195,10 +195,8 @@ pub struct BucketHead {
     /// The bucket.
     pub info: crate::model::bucket::BucketInfo,
     /// Its objects and their bytes (radosgw's `X-RGW-Object-Count`,
-    /// `X-RGW-Bytes-Used`); `None` where they are not counted (radosgw's
-    /// layout: its shard headers are read through the `rgw` object class,
-    /// which the store does not call yet).
-    pub usage: Option<crate::model::index::Usage>,
+    /// `X-RGW-Bytes-Used`).
+    pub usage: crate::model::index::Usage,
     /// For its owner: the owner's quota over all their buckets and the
     /// quota of each of their buckets (radosgw's `X-RGW-Quota-*`).
     pub quotas: Option<(crate::model::quota::Quota, crate::model::quota::Quota)>,

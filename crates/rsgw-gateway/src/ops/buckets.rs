@@ -284,13 +284,11 @@ impl Gateway {
     pub async fn head_bucket(&self, rq: &Requester, name: &str) -> GatewayResult<BucketHead> {
         let info = self.bucket_info(name).await?;
         authorize(rq, Access::ListBucket, &Target::bucket(&info))?;
-        if self.zone().is_some() {
-            // radosgw's counts are in its shard headers, which the store
-            // cannot read without the rgw object class; its quotas are
-            // radosgw's to apply
+        if let Some(zone) = self.zone() {
+            // radosgw's quotas are radosgw's to apply
             return Ok(BucketHead {
                 info,
-                usage: None,
+                usage: Self::zone_bucket_usage(zone, name).await?,
                 quotas: None,
             });
         }
@@ -303,7 +301,7 @@ impl Gateway {
         };
         Ok(BucketHead {
             info,
-            usage: Some(usage),
+            usage,
             quotas,
         })
     }

@@ -20,12 +20,14 @@ use rsgw_radosgw::acl::{
     PERM_WRITE_ACP, Policy,
 };
 use rsgw_radosgw::bucket::WebsiteConf as ZoneWebsite;
+use rsgw_radosgw::index::Category;
 use rsgw_radosgw::zone::{Head, Zone, ZoneBucket, ZoneError};
 
 use crate::model::acl::{Acl, Grant, Grantee, Permission};
 use crate::model::bucket::BucketInfo;
 use crate::model::cors::CorsRule;
 use crate::model::error::{GatewayError, GatewayResult};
+use crate::model::index::Usage;
 use crate::model::object::ObjectMeta;
 use crate::model::params::{
     BodyStream, BucketsListed, BucketsPage, GetParams, GetResult, ListEntry, ListParams,
@@ -376,6 +378,25 @@ impl Gateway {
             body: Some(body),
             version_id: None,
         })
+    }
+
+    /// What a bucket radosgw keeps holds, as radosgw's HeadBucket counts it:
+    /// the objects and bytes of its shards' `rgw.main` category (an
+    /// upload's parts included, its meta object not).
+    pub(crate) async fn zone_bucket_usage(zone: &Zone, name: &str) -> GatewayResult<Usage> {
+        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
+        let mut usage = Usage::default();
+        for header in zone.shard_headers(&zb).await.map_err(GatewayError::from)? {
+            for (category, stats) in header.stats {
+                if category == Category::Main {
+                    usage += Usage {
+                        objects: stats.num_entries,
+                        bytes: stats.total_size,
+                    };
+                }
+            }
+        }
+        Ok(usage)
     }
 
     /// [`Gateway::get_object_acl`] on radosgw's objects: the head's

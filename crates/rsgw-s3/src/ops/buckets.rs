@@ -124,10 +124,8 @@ fn stats_headers(head: &BucketHead) -> http::HeaderMap {
     let mut put = |name: &'static str, v: i64| {
         h.insert(name, http::HeaderValue::from(v));
     };
-    if let Some(usage) = head.usage {
-        put("x-rgw-object-count", usage.objects as i64);
-        put("x-rgw-bytes-used", usage.bytes as i64);
-    }
+    put("x-rgw-object-count", head.usage.objects as i64);
+    put("x-rgw-bytes-used", head.usage.bytes as i64);
     if let Some((user, bucket)) = head.quotas {
         put("x-rgw-quota-user-size", user.max_size);
         put("x-rgw-quota-user-objects", user.max_objects);

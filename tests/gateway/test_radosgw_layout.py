@@ -20,8 +20,8 @@ the same request:
   rsgw refuses to start, naming what the key lacks;
 - what rsgw does not serve: every write but PutObject, CopyObject,
   DeleteObject(s), PutObjectAcl, Put/DeleteObjectTagging, PutBucketAcl,
-  Put/DeleteBucketPolicy, Put/DeleteBucketCors and multipart uploads
-  (test_radosgw_writes.py) answered
+  Put/DeleteBucketPolicy, Put/DeleteBucketCors, Put/DeleteBucketTagging and
+  multipart uploads (test_radosgw_writes.py) answered
   `501 NotImplemented` (nothing written:
   radosgw still reads the same objects, and rsgw's own layout's pools were
   not made), a versioned bucket refused with an error naming why.
@@ -282,12 +282,14 @@ def test_cors_preflights_are_radosgws(served):
 def test_writes_are_refused_and_nothing_is_written(served):
     """Every write but PutObject, CopyObject, DeleteObject(s), PutObjectAcl,
     Put/DeleteObjectTagging, PutBucketAcl, Put/DeleteBucketPolicy,
-    Put/DeleteBucketCors and multipart uploads is `501 NotImplemented`
+    Put/DeleteBucketCors, Put/DeleteBucketTagging and multipart uploads is
+    `501 NotImplemented`
     naming the layout; radosgw still serves the same bytes, and rsgw made
     no pool."""
     bucket = served["names"]["objects"]
     ours = served["rsgw"]
-    for call in (lambda: ours.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": []}),
+    for call in (lambda: ours.put_bucket_website(Bucket=bucket,
+                                                 WebsiteConfiguration={"IndexDocument": {"Suffix": "i.html"}}),
                  lambda: ours.delete_bucket_website(Bucket=bucket),
                  lambda: ours.create_bucket(Bucket=f"new-{uuid.uuid4().hex[:6]}"),
                  lambda: ours.delete_bucket_lifecycle(Bucket=bucket),

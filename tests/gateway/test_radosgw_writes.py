@@ -32,7 +32,7 @@ cluster beside the radosgw that is the oracle:
   groups) is the same record the same request through radosgw makes, the
   index entry's ETag and size kept, and both gateways answer anonymous
   reads by it alike;
-- a bucket's ACL, policy or CORS rules set (or removed) through rsgw is the
+- a bucket's ACL, policy, CORS rules or tags set (or removed) through rsgw is the
   record radosgw makes, its version raised, and announced as radosgw
   announces its changes: radosgw answers anonymous requests by the change
   from its next request;
@@ -772,11 +772,11 @@ def test_object_acls_rsgw_sets_are_radosgws_own(both):
 
 
 def test_bucket_acls_policies_and_cors_rsgw_sets_reach_radosgw_at_once(both):
-    """Put/DeleteBucketPolicy, Put/DeleteBucketCors, then PutBucketAcl,
-    through rsgw on a bucket
+    """Put/DeleteBucketPolicy, Put/DeleteBucketCors, Put/DeleteBucketTagging,
+    then PutBucketAcl, through rsgw on a bucket
     radosgw made, and the same requests through radosgw on another: the
-    same `user.rgw.acl`, `user.rgw.iam-policy` and `user.rgw.cors` bytes
-    on both instances,
+    same `user.rgw.acl`, `user.rgw.iam-policy`, `user.rgw.cors` and
+    `user.rgw.x-amz-tagging` bytes on both instances,
     each change raising the instance's version by one. radosgw, which had
     cached the bucket refusing anonymous listings, lists it anonymously on
     the next request after rsgw made it public-read, and refuses again on
@@ -812,6 +812,7 @@ def test_bucket_acls_policies_and_cors_rsgw_sets_reach_radosgw_at_once(both):
         assert [listed(c, mine) for c in anonymous] == ["AccessDenied"] * 2
         bucket_policies(both, (mine, theirs), anonymous, instance)
         bucket_cors(both, (mine, theirs), instance)
+        bucket_tags(both, (mine, theirs), instance)
         for acl, want in (("public-read", ["k"]), ("private", "AccessDenied")):  # bucket ACLs
             before = {b: instance(b)[0] for b in (mine, theirs)}
             ours.put_bucket_acl(Bucket=mine, ACL=acl)
@@ -996,3 +997,35 @@ def test_head_bucket_counts_as_radosgw_counts(both):
         assert counts() == (0, 0)
     finally:
         rgw.delete_bucket(Bucket=bucket)
+
+
+def bucket_tags(both, buckets, instance):
+    """The tags part of the test above: tags put through rsgw
+    (`buckets[0]`) and radosgw (`buckets[1]`) stored alike and read alike
+    through both gateways, then removed."""
+    rgw, ours = both["radosgw"], both["rsgw"]
+    mine, theirs = buckets
+    for tags in ([{"Key": "team", "Value": "web"}, {"Key": "cost", "Value": "a b"}], None):
+        before = {b: instance(b)[0] for b in buckets}
+        for b, c in ((mine, ours), (theirs, rgw)):
+            if tags:
+                c.put_bucket_tagging(Bucket=b, Tagging={"TagSet": tags})
+            else:
+                c.delete_bucket_tagging(Bucket=b)
+        assert {b: instance(b)[0] for b in buckets} == {b: v + 1 for b, v in before.items()}
+        stored = []
+        for b in buckets:
+            _, bid = bucket_ids(b)
+            r = subprocess.run(["rados", "-p", "default.rgw.meta", "-N", "root", "getxattr", f".bucket.meta.{b}:{bid}",
+                                "user.rgw.x-amz-tagging"], capture_output=True, timeout=60)
+            stored.append(r.stdout if r.returncode == 0 else None)
+        assert stored[0] == stored[1] and (stored[0] is not None) == bool(tags), stored
+        for c in (rgw, ours):
+            for b in buckets:
+                if tags:
+                    got = c.get_bucket_tagging(Bucket=b)["TagSet"]
+                    assert sorted(got, key=lambda t: t["Key"]) == sorted(tags, key=lambda t: t["Key"])
+                else:
+                    with pytest.raises(ClientError) as e:
+                        c.get_bucket_tagging(Bucket=b)
+                    assert e.value.response["Error"]["Code"] == "NoSuchTagSet"

@@ -7,6 +7,7 @@
 //! rsgw, watching them drops its cached copy and reads the change on its
 //! next request.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,6 +17,7 @@ use crate::acl::Policy;
 use crate::cls::{VERSION_CLASS, VERSION_INC_METHOD, encode_version_inc};
 use crate::cors::{CorsRule, encode_cors};
 use crate::notify::encode_invalidation;
+use crate::tags::{ATTR_TAGS, encode_tags};
 use crate::zone::{
     ATTR_ACL, ATTR_CORS, ATTR_POLICY, Zone, ZoneBucket, ZoneError, ZoneResult, in_pool,
 };
@@ -61,6 +63,22 @@ impl Zone {
             [] if bucket.cors.is_empty() => return Ok(()),
             [] => WriteOp::new().rm_xattr(ATTR_CORS),
             rules => WriteOp::new().set_xattr(ATTR_CORS, Bytes::from(encode_cors(rules))),
+        };
+        self.change_bucket_instance(bucket, op).await
+    }
+
+    /// Sets `bucket`'s tags (`user.rgw.x-amz-tagging`, as an object's) or,
+    /// with none, removes them, as radosgw's Put/DeleteBucketTagging do;
+    /// removing none is no change.
+    pub async fn set_bucket_tags(
+        &self,
+        bucket: &ZoneBucket,
+        tags: &BTreeMap<String, String>,
+    ) -> ZoneResult<()> {
+        let op = match tags.is_empty() {
+            true if bucket.tags.is_empty() => return Ok(()),
+            true => WriteOp::new().rm_xattr(ATTR_TAGS),
+            false => WriteOp::new().set_xattr(ATTR_TAGS, Bytes::from(encode_tags(tags))),
         };
         self.change_bucket_instance(bucket, op).await
     }

@@ -35,7 +35,7 @@ use crate::cls::{CLASS, LIST_METHOD, decode_list_header, encode_list_header_only
 use crate::cors::{CorsRule, decode_cors};
 use crate::index::{Category, DirEntry, DirHeader, decode_dir_entry, shard_object};
 use crate::manifest::{Manifest, Obj, decode_manifest};
-use crate::tags::{ATTR_TAGS, read_tags};
+use crate::tags::{ATTR_TAGS, decode_tags, read_tags};
 use crate::user::{UserBucket, UserRecord, decode_link, decode_user_bucket, decode_user_record};
 use crate::zone_params::{
     Placement, ROOT_POOL, ZoneParams, decode_name_to_id, decode_zone_params, info_object,
@@ -138,6 +138,8 @@ pub struct ZoneBucket {
     pub policy: Option<String>,
     /// Its CORS rules (`user.rgw.cors`), none if unset.
     pub cors: Vec<CorsRule>,
+    /// Its tags (`user.rgw.x-amz-tagging`), none if unset.
+    pub tags: BTreeMap<String, String>,
     /// Where its index shards are (its placement target's index pool).
     pub index_pool: Pool,
     /// Where its objects are (its storage class's data pool).
@@ -513,6 +515,10 @@ impl Zone {
             Some(v) => decode(format!("CORS of bucket {name}"), decode_cors(v))?,
             None => Vec::new(),
         };
+        let tags = match xattrs.get(ATTR_TAGS) {
+            Some(v) => decode(format!("tags of bucket {name}"), decode_tags(v))?,
+            None => BTreeMap::new(),
+        };
         let placement = self.placement_of(name, &info)?;
         let data_pool = placement
             .data_pool(&info.placement_rule.storage_class)
@@ -531,6 +537,7 @@ impl Zone {
             acl,
             policy,
             cors,
+            tags,
         })
     }
 

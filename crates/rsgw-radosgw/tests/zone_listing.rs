@@ -43,6 +43,7 @@ async fn sharded_bucket() -> (Zone, ZoneBucket, Vec<String>, tempfile::TempDir) 
         acl: decode_policy(ACL).expect("acl"),
         policy: None,
         cors: Vec::new(),
+        tags: Default::default(),
         data_extra_pool: placement.data_extra_pool.clone(),
         index_pool,
         data_pool,

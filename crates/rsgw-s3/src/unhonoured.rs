@@ -92,8 +92,8 @@ fn encryption_takers(name: &str) -> Option<&'static [S3Op]> {
 /// listings and objects from radosgw's records, objects put whole
 /// (CopyObject too: a read and a put) and removed (one or many at a time)
 /// as radosgw writes them, objects' tags and ACLs and buckets' ACLs,
-/// policies and CORS rules set, and multipart uploads as radosgw takes
-/// them.
+/// policies, CORS rules and tags set, and multipart uploads as radosgw
+/// takes them.
 const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::ListBuckets,
     S3Op::HeadBucket,
@@ -122,6 +122,9 @@ const RADOSGW_SERVED: &[S3Op] = &[
     S3Op::DeleteBucketPolicy,
     S3Op::PutBucketCors,
     S3Op::DeleteBucketCors,
+    S3Op::GetBucketTagging,
+    S3Op::PutBucketTagging,
+    S3Op::DeleteBucketTagging,
     S3Op::CreateMultipartUpload,
     S3Op::UploadPart,
     S3Op::UploadPartCopy,
@@ -140,7 +143,7 @@ pub(crate) fn refuse_on_radosgw(op: S3Op) -> S3Result<()> {
     }
     Err(s3_error!(
         NotImplemented,
-        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s), Put/DeleteObjectTagging, PutObjectAcl, PutBucketAcl, Put/DeleteBucketPolicy, Put/DeleteBucketCors and multipart uploads: {} is not served (send it to radosgw)",
+        "on radosgw's layout this gateway serves reads, PutObject, CopyObject, DeleteObject(s), Put/DeleteObjectTagging, PutObjectAcl, PutBucketAcl, Put/DeleteBucketPolicy, Put/DeleteBucketCors, Put/DeleteBucketTagging and multipart uploads: {} is not served (send it to radosgw)",
         op.name()
     ))
 }

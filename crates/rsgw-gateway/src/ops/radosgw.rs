@@ -146,6 +146,7 @@ pub(crate) fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<Bucket
     Ok(BucketInfo {
         policy,
         cors,
+        tags: b.tags.clone(),
         website: b.info.website.as_ref().map(website_of),
         ..BucketInfo::plain(
             name,

@@ -1,5 +1,6 @@
 //! Writing radosgw's layout: PutObject, DeleteObject, PutObjectAcl,
-//! PutBucketAcl, Put/DeleteBucketPolicy and Put/DeleteBucketCors of buckets
+//! PutBucketAcl, Put/DeleteBucketPolicy, Put/DeleteBucketCors and
+//! Put/DeleteBucketTagging of buckets
 //! radosgw keeps, written through the zone (`rsgw_radosgw::writes`) as
 //! radosgw writes them, so that radosgw, radosgw-admin and rsgw read them
 //! alike. Authorization is the gateway's one decision (`rules::authz`)
@@ -36,6 +37,7 @@ use crate::ops::radosgw::{bucket_info_of, zone_head};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::cors::check_cors;
 use crate::rules::names::validate_key;
+use crate::rules::tagging::check_bucket_tags;
 
 /// The permission bits radosgw keeps for one of the gateway's.
 fn perm_bits(p: Permission) -> u32 {
@@ -324,6 +326,29 @@ impl Gateway {
         let (zb, _, _, _) =
             zone_head(zone, rq, (bucket, key, version), (access, requested), false).await?;
         zone.set_object_tags(&zb, key, tags)
+            .await
+            .map_err(GatewayError::from)
+    }
+
+    /// [`Gateway::put_bucket_tagging`] (`Some` tags, checked as on rsgw's
+    /// layout) and [`Gateway::delete_bucket_tagging`] (`None`) on radosgw's
+    /// layout: the tags set on the bucket instance as radosgw encodes them,
+    /// or removed, and the change announced.
+    pub(crate) async fn zone_set_bucket_tags(
+        &self,
+        zone: &Zone,
+        rq: &Requester,
+        name: &str,
+        tags: Option<Vec<(String, String)>>,
+    ) -> GatewayResult<()> {
+        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
+        let info = bucket_info_of(name, &zb)?;
+        authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
+        let tags = match tags {
+            Some(tags) => check_bucket_tags(tags)?,
+            None => BTreeMap::new(),
+        };
+        zone.set_bucket_tags(&zb, &tags)
             .await
             .map_err(GatewayError::from)
     }

@@ -124,6 +124,11 @@ impl Gateway {
         bucket: &str,
         tags: Vec<(String, String)>,
     ) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self
+                .zone_set_bucket_tags(zone, rq, bucket, Some(tags))
+                .await;
+        }
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
         info.tags = check_bucket_tags(tags)?;
@@ -132,6 +137,9 @@ impl Gateway {
 
     /// Removes a bucket's tags (DeleteBucketTagging; none is fine).
     pub async fn delete_bucket_tagging(&self, rq: &Requester, bucket: &str) -> GatewayResult<()> {
+        if let Some(zone) = self.zone() {
+            return self.zone_set_bucket_tags(zone, rq, bucket, None).await;
+        }
         let mut info = self.bucket_info_fresh(bucket).await?;
         authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
         if !info.tags.is_empty() {

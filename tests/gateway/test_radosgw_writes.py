@@ -11,8 +11,10 @@ cluster beside the radosgw that is the oracle:
   the tails a copy made by radosgw shares with its source outlive the
   head rsgw removes first and go with the second;
 - overwrites and removals through rsgw (DeleteObject, DeleteObjects), of
-  rsgw's objects and radosgw's, leave no index entry, no pending change
-  and no tail stripe behind;
+  rsgw's objects and radosgw's, leave no index entry and no pending
+  change, and hand the replaced tail stripes to radosgw's garbage
+  collector as radosgw does (`radosgw-admin gc list` shows the chain,
+  `gc process` releases it);
 - writers through both gateways at once, on the same keys, keep the
   bucket index and its stats consistent: `radosgw-admin bucket check`
   finds the stats it computes equal to the stored ones, and every listed
@@ -226,6 +228,12 @@ def test_what_rsgw_writes_is_radosgws_own(both, key, body, kw):
     consistent(bucket)
 
 
+def collect_garbage():
+    """radosgw's collector, now: what rsgw and radosgw queued for release
+    is released without the two hours' wait."""
+    admin("gc", "process", "--include-all")
+
+
 def shadows(marker):
     return {o for o in rados("-p", data_pool(), "ls").decode().split() if o.startswith(f"{marker}__shadow_")}
 
@@ -233,8 +241,9 @@ def shadows(marker):
 def test_overwrites_and_removals_leave_nothing_behind(both):
     """Through rsgw: a striped object overwritten by a small one, radosgw's
     striped object overwritten, both removed: each read through radosgw
-    as its last write left it, no tail stripe of a replaced object left,
-    the index consistent; removing a missing key succeeds."""
+    as its last write left it, the replaced objects' tail stripes released
+    by radosgw's collector, the index consistent; removing a missing key
+    succeeds."""
     bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
     marker, _ = bucket_ids(bucket)
     before = shadows(marker)
@@ -245,6 +254,9 @@ def test_overwrites_and_removals_leave_nothing_behind(both):
     for key in ("ow-ours", "ow-theirs"):
         ours.put_object(Bucket=bucket, Key=key, Body=key.encode())
         assert rgw.get_object(Bucket=bucket, Key=key)["Body"].read() == key.encode()
+    # queued in radosgw's collector, which releases them
+    assert shadows(marker) - before == striped
+    collect_garbage()
     assert shadows(marker) - before == set()
     consistent(bucket)
     for key in ("ow-ours", "ow-theirs", "never-there"):
@@ -262,7 +274,8 @@ def test_overwrites_and_removals_leave_nothing_behind(both):
 def test_tails_radosgws_copies_share_outlive_either_head(both):
     """radosgw copies an object by sharing its tail stripes (counted by the
     `refcount` class). rsgw removing either head, the copy's or the
-    source's, leaves the other whole; removing both removes the stripes."""
+    source's, leaves the other whole once radosgw's collector has released
+    the removed head's references; removing both removes the stripes."""
     bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
     marker, _ = bucket_ids(bucket)
     for first, second in (("share/copy", "share/src"), ("share/src", "share/copy")):
@@ -273,10 +286,12 @@ def test_tails_radosgws_copies_share_outlive_either_head(both):
         rgw.copy_object(Bucket=bucket, Key="share/copy", CopySource={"Bucket": bucket, "Key": "share/src"})
         assert shadows(marker) - before == stripes and stripes, "radosgw's copy shares the source's stripes"
         ours.delete_object(Bucket=bucket, Key=first)
+        collect_garbage()
         for c in (rgw, ours):
             assert c.get_object(Bucket=bucket, Key=second)["Body"].read() == body, (first, second)
         assert shadows(marker) - before == stripes
         ours.delete_object(Bucket=bucket, Key=second)
+        collect_garbage()
         assert shadows(marker) - before == set(), (first, second)
     consistent(bucket)
 
@@ -531,6 +546,7 @@ def test_uploads_rsgw_takes_are_radosgws_own(both):
     consistent(bucket)
     for name in uploads:
         ours.delete_object(Bucket=bucket, Key=f"mp/{name}")
+    collect_garbage()
     assert not {o for o in upload_objects(marker) if any(u in o for u in uploads.values())}
     consistent(bucket)
 
@@ -609,6 +625,7 @@ def test_replaced_and_unused_parts_leave_nothing_behind(both):
     assert upload_objects(marker) - before == left
     assert index_names(bucket, "_multipart_") == []
     ours.delete_object(Bucket=bucket, Key=key)
+    collect_garbage()
     assert upload_objects(marker) - before == set()
     consistent(bucket)
 
@@ -1029,3 +1046,30 @@ def bucket_tags(both, buckets, instance):
                     with pytest.raises(ClientError) as e:
                         c.get_bucket_tagging(Bucket=b)
                     assert e.value.response["Error"]["Code"] == "NoSuchTagSet"
+
+
+def test_replaced_tails_wait_in_radosgws_collector(both):
+    """An object of three stripes put through rsgw, then overwritten
+    through rsgw: its two tail stripes stay while a read begun before could
+    still need them, queued in radosgw's garbage collector under the old
+    head's tail tag (`radosgw-admin gc list` decodes rsgw's entry); radosgw's
+    `gc process` releases them, and the entry is gone."""
+    bucket, rgw, ours = both["bucket"], both["radosgw"], both["rsgw"]
+    marker, _ = bucket_ids(bucket)
+    before = shadows(marker)
+    ours.put_object(Bucket=bucket, Key="gcq", Body=os.urandom(9 << 20))
+    tails = shadows(marker) - before
+    assert len(tails) == 2, tails
+    tag = xattrs(head_oid(marker, "gcq"))["user.rgw.tail_tag"].decode()
+    ours.put_object(Bucket=bucket, Key="gcq", Body=b"small now")
+    assert shadows(marker) - before == tails
+    assert rgw.get_object(Bucket=bucket, Key="gcq")["Body"].read() == b"small now"
+    queued = [e for e in admin("gc", "list", "--include-all") if e["tag"] == tag]
+    assert len(queued) == 1, [e["tag"] for e in admin("gc", "list", "--include-all")]
+    assert {o["oid"] for o in queued[0]["objs"]} == tails
+    assert {o["pool"] for o in queued[0]["objs"]} == {data_pool()}
+    collect_garbage()
+    assert shadows(marker) - before == set()
+    assert not [e for e in admin("gc", "list", "--include-all") if e["tag"] == tag]
+    ours.delete_object(Bucket=bucket, Key="gcq")
+    consistent(bucket)

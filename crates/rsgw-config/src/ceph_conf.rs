@@ -33,9 +33,12 @@ pub struct CephConfImport {
 /// `rgw_crypt_kmip_client_cert`, `rgw_crypt_kmip_client_key`,
 /// `rgw_crypt_kmip_kms_key_template`, `rgw_zonegroup`,
 /// `rgw_multi_obj_del_max_aio`, `rgw_lc_debug_interval`,
-/// `rgw_enable_usage_log`, `rgw_usage_log_tick_interval`.
-pub const RADOSGW_OPTIONS: [&str; 26] = [
+/// `rgw_enable_usage_log`, `rgw_usage_log_tick_interval`, `rgw_gc_max_objs`,
+/// `rgw_gc_obj_min_wait`.
+pub const RADOSGW_OPTIONS: [&str; 28] = [
     "rgw_frontends",
+    "rgw_gc_max_objs",
+    "rgw_gc_obj_min_wait",
     "rgw_thread_pool_size",
     "rgw_max_concurrent_requests",
     "rgw_dns_name",
@@ -102,6 +105,16 @@ pub(crate) fn apply_radosgw(
         match key.as_str() {
             "rgw_frontends" => {
                 frontends(cfg, &value, &mut out.ignored).map_err(|m| bad("rgw_frontends", m))?;
+            }
+            "rgw_gc_max_objs" => {
+                cfg.store.radosgw_gc_max_objs =
+                    u32::try_from(int(&value).map_err(|m| bad("rgw_gc_max_objs", m))?)
+                        .map_err(|_| bad("rgw_gc_max_objs", "too large".into()))?;
+            }
+            "rgw_gc_obj_min_wait" => {
+                cfg.store.radosgw_gc_obj_min_wait_s =
+                    u32::try_from(int(&value).map_err(|m| bad("rgw_gc_obj_min_wait", m))?)
+                        .map_err(|_| bad("rgw_gc_obj_min_wait", "too large".into()))?;
             }
             "rgw_thread_pool_size" => {
                 cfg.pool.thread_pool_size =

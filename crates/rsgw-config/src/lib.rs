@@ -467,6 +467,17 @@ pub struct StoreConfig {
     /// radosgw layout: the zone whose pools to read, found in `.rgw.root`
     /// as radosgw finds it. Default `default`.
     pub zone: String,
+    /// radosgw layout: the count of radosgw's garbage collector queues
+    /// (`gc.<n>` in the zone's GC pool) to which the tails of objects rsgw
+    /// replaces or removes are handed, as radosgw hands them; must be the
+    /// zone's radosgw's `rgw_gc_max_objs` (imported from it). 0 releases
+    /// them at once instead. Default 32.
+    pub radosgw_gc_max_objs: u32,
+    /// radosgw layout: seconds those tails wait in radosgw's queue before
+    /// its collector releases them, so that reads begun before the change
+    /// finish (radosgw's `rgw_gc_obj_min_wait`, imported from it). Default
+    /// 7200.
+    pub radosgw_gc_obj_min_wait_s: u32,
     /// Prefix of every pool rsgw creates (`<prefix>.meta`, ...). Default `rsgw`.
     pub pool_prefix: String,
     /// local: the data directory. Default `rsgw-data`.
@@ -520,6 +531,8 @@ impl Default for StoreConfig {
             backend: Backend::Local,
             layout: Layout::Native,
             zone: "default".into(),
+            radosgw_gc_max_objs: 32,
+            radosgw_gc_obj_min_wait_s: 7200,
             pool_prefix: "rsgw".into(),
             path: PathBuf::from("rsgw-data"),
             inline_max: 64 * 1024,

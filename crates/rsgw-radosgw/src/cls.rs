@@ -39,6 +39,8 @@ pub const REFCOUNT_PUT_METHOD: &str = "put";
 pub const VERSION_CLASS: &str = "version";
 /// Raises the version by one.
 pub const VERSION_INC_METHOD: &str = "inc";
+/// Fails the operation (`ECANCELED`) unless the version meets conditions.
+pub const VERSION_CHECK_METHOD: &str = "check_conds";
 
 /// radosgw's `ERR_BUSY_RESHARDING`: what the resharding guard fails
 /// with (negated), so that radosgw waits for the reshard and retries.
@@ -91,6 +93,30 @@ pub fn decode_list_header(bytes: &[u8]) -> Result<DirHeader> {
         })
     })
 }
+
+/// The input of `version.check_conds` (`cls_version_check_op`): the
+/// version must be `ver` with an empty tag (`VER_COND_EQ`, as radosgw's
+/// `cls_version_check` asks it).
+pub fn encode_version_check_eq(ver: u64) -> Vec<u8> {
+    let mut e = Encoder::new();
+    let version = |e: &mut Encoder| {
+        e.block(1, 1, |e| {
+            e.u64(ver).string("");
+        });
+    };
+    e.block(1, 1, |e| {
+        version(e);
+        e.u32(1);
+        e.block(1, 1, |e| {
+            version(e);
+            e.u32(VER_COND_EQ);
+        });
+    });
+    e.into_bytes()
+}
+
+/// `VER_COND_EQ`: the version and its tag equal the condition's.
+const VER_COND_EQ: u32 = 1;
 
 /// The input of `refcount.put` (`cls_refcount_put_op`, version 1 in
 /// radosgw 16.2): the reference dropped, `tag` (the head's

@@ -23,6 +23,8 @@
 //! - [`upload`]: a multipart upload's records (its meta object's
 //!   placement and the parts' records in its omap);
 //! - [`cors`]: a bucket's CORS rules (`user.rgw.cors`);
+//! - [`gc`]: radosgw's garbage collector's queue entries (the tails it
+//!   releases later) and the queue object a chain goes to;
 //! - [`tags`]: an object's tags (`user.rgw.x-amz-tagging`);
 //! - [`zone_params`]: a zone's pools and placement targets (`.rgw.root`);
 //! - [`notify`]: radosgw's cache notifications on the zone's control
@@ -53,6 +55,7 @@ pub mod cls;
 pub mod cors;
 pub mod dump;
 pub mod encoding;
+pub mod gc;
 pub mod index;
 pub mod manifest;
 pub mod metadata;

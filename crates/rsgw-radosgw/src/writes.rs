@@ -39,10 +39,11 @@ use rsgw_store::{CmpOp, ObjectId, ReadOp, StoreError, WriteOp, WriteOutcome};
 use crate::acl::Policy;
 use crate::cls::{
     CLASS, COMPLETE_METHOD, Complete, GUARD_RESHARDING_METHOD, ModifyOp, OBJ_REMOVE_METHOD,
-    PREPARE_METHOD, REFCOUNT_CLASS, REFCOUNT_PUT_METHOD, STORE_PG_VER_METHOD, encode_complete,
-    encode_guard_resharding, encode_obj_remove, encode_prepare, encode_refcount_put,
-    encode_store_pg_ver,
+    PREPARE_METHOD, REFCOUNT_CLASS, REFCOUNT_PUT_METHOD, STORE_PG_VER_METHOD, VERSION_CHECK_METHOD,
+    VERSION_CLASS, encode_complete, encode_guard_resharding, encode_obj_remove, encode_prepare,
+    encode_refcount_put, encode_store_pg_ver, encode_version_check_eq,
 };
+use crate::gc::{ChainObj, ENQUEUE_METHOD, GC_CLASS, encode_enqueue, gc_object};
 use crate::index::{Category, EntryMeta, shard_object, shard_of};
 use crate::manifest::{Manifest, Obj, decode_manifest};
 use crate::tags::{ATTR_TAGS, encode_tags};
@@ -369,6 +370,9 @@ impl Zone {
     /// tail with its last reference, so that the tails a copy made by
     /// radosgw shares with its source stay while the other head needs them.
     async fn release_tails(&self, old: &OldHead) {
+        if old.tails.is_empty() || self.queue_tails(old).await {
+            return;
+        }
         for tail in &old.tails {
             let put = encode_refcount_put(&old.tail_tag);
             self.drop_tail(
@@ -376,6 +380,54 @@ impl Zone {
                 WriteOp::new().exec(REFCOUNT_CLASS, REFCOUNT_PUT_METHOD, put),
             )
             .await;
+        }
+    }
+
+    /// Hands the tails of a replaced or removed object to radosgw's garbage
+    /// collector as radosgw does (`RGWGC::send_chain`): one entry, the
+    /// chain under the old tail tag, in the `gc.<n>` queue the tag hashes
+    /// to, guarded by the queue's version (1: a queue, not radosgw's older
+    /// omap log). `false` when there is no collector to hand them to (none
+    /// configured, the zone names no GC pool, or the queue refused): the
+    /// caller releases them at once.
+    async fn queue_tails(&self, old: &OldHead) -> bool {
+        let Some(gc) = self.gc() else {
+            return false;
+        };
+        let Some(pool) = self.params().pool("gc_pool") else {
+            return false;
+        };
+        let chain: Vec<ChainObj> = old
+            .tails
+            .iter()
+            .map(|t| ChainObj {
+                pool: match t.namespace.as_str() {
+                    "" => t.pool.clone(),
+                    ns => format!("{}:{ns}", t.pool),
+                },
+                oid: t.name.clone(),
+                loc: t.locator.clone(),
+            })
+            .collect();
+        let queue = in_pool(pool, gc_object(&old.tail_tag, gc.max_objs));
+        let op = WriteOp::new()
+            .exec(
+                VERSION_CLASS,
+                VERSION_CHECK_METHOD,
+                encode_version_check_eq(1),
+            )
+            .exec(
+                GC_CLASS,
+                ENQUEUE_METHOD,
+                encode_enqueue(gc.min_wait_secs, &old.tail_tag, &chain),
+            );
+        match self.store().write(&queue, op).await {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::warn!(queue = %queue.name, error = %e,
+                    "radosgw's garbage collector did not take a replaced object's tails: released at once");
+                false
+            }
         }
     }
 

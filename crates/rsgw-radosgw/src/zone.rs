@@ -210,6 +210,19 @@ pub struct Zone {
     keys: Pool,
     root: Pool,
     cache: Option<Arc<RecordCache>>,
+    gc: Option<GcSettings>,
+}
+
+/// How replaced tails are handed to radosgw's garbage collector: its
+/// `rgw_gc_max_objs` and `rgw_gc_obj_min_wait`, which must be the zone's
+/// radosgw's (a chain queued on a `gc.<n>` beyond its count is never
+/// collected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcSettings {
+    /// The queue objects' count (`rgw_gc_max_objs`).
+    pub max_objs: u32,
+    /// Seconds a chain waits before it is released (`rgw_gc_obj_min_wait`).
+    pub min_wait_secs: u32,
 }
 
 /// An object of `pool` (and its namespace).
@@ -313,6 +326,7 @@ impl Zone {
             keys: pool("user_keys_pool")?,
             root: pool("domain_root")?,
             cache: None,
+            gc: None,
             params: Arc::new(params),
             store,
         })
@@ -341,6 +355,20 @@ impl Zone {
             cache: Some(cache),
             ..self.clone()
         }
+    }
+
+    /// The same zone handing replaced tails to radosgw's garbage collector
+    /// with `settings` (without, they are released at once).
+    pub fn with_gc(&self, settings: GcSettings) -> Zone {
+        Zone {
+            gc: Some(settings),
+            ..self.clone()
+        }
+    }
+
+    /// How replaced tails are handed to radosgw's collector, if they are.
+    pub fn gc(&self) -> Option<GcSettings> {
+        self.gc
     }
 
     /// The metadata cache, if the zone has one.

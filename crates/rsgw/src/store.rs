@@ -116,7 +116,13 @@ pub async fn open_radosgw_gateway(
     let mut whole_names = cfg.clone();
     whole_names.store.pool_prefix = String::new();
     let store = with_latency(cfg, open(&whole_names)?);
-    let zone = rsgw_radosgw::zone::Zone::open(store.clone(), &cfg.store.zone).await?;
+    let mut zone = rsgw_radosgw::zone::Zone::open(store.clone(), &cfg.store.zone).await?;
+    if cfg.store.radosgw_gc_max_objs > 0 {
+        zone = zone.with_gc(rsgw_radosgw::zone::GcSettings {
+            max_objs: cfg.store.radosgw_gc_max_objs,
+            min_wait_secs: cfg.store.radosgw_gc_obj_min_wait_s,
+        });
+    }
     let mut opts = gateway_options(cfg)?;
     // the usage log is rsgw's record, which this layout does not write
     opts.usage_log = false;

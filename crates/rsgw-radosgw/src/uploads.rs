@@ -32,12 +32,11 @@ use rsgw_store::{ObjectId, ReadOp, StoreError, WriteOp};
 
 use crate::acl::{Policy, decode_policy};
 use crate::cls::{CLASS, ModifyOp, STORE_PG_VER_METHOD, encode_store_pg_ver};
-use crate::index::{Category, DirEntry, EntryMeta, decode_dir_entry, shard_object};
+use crate::index::{Category, DirEntry, EntryMeta, decode_dir_entry};
 use crate::manifest::{Manifest, Obj};
 use crate::tags::{ATTR_TAGS, encode_tags, read_tags};
 use crate::upload::{
-    META_SUFFIX, NS, PartRecord, decode_part, encode_upload_info, meta_name, parse_meta_name,
-    part_key,
+    NS, PartRecord, decode_part, encode_upload_info, meta_name, parse_meta_name, part_key,
 };
 use crate::writes::{
     IndexEntry, NewHead, NewObject, ObjectWrite, head_obj, placement_of, random_alphanumeric,
@@ -555,74 +554,37 @@ impl Zone {
         after: &str,
         max: usize,
     ) -> ZoneResult<(Vec<ListedUpload>, bool)> {
-        let info = &bucket.info;
-        let shards: Vec<Option<u32>> = match info.index.num_shards {
-            0 => vec![None],
-            n => (0..n).map(Some).collect(),
-        };
-        let index_prefix = format!("_{NS}_{prefix}");
-        let mut start = after.to_string();
         let mut out = Vec::new();
-        loop {
-            let mut merged: Vec<(String, Bytes)> = Vec::new();
-            let mut bound: Option<String> = None;
-            for shard in &shards {
-                let oid = shard_object(&info.bucket.bucket_id, info.index.generation, *shard);
-                let page = match self
-                    .store()
-                    .read(
-                        &in_pool(&bucket.index_pool, oid),
-                        ReadOp::new().omap(&start, &index_prefix, SHARD_PAGE),
-                    )
-                    .await
-                {
-                    Ok(r) => r.omap.unwrap_or_default(),
-                    Err(StoreError::NotFound) => continue,
-                    Err(e) => return Err(e.into()),
-                };
-                if page.more
-                    && let Some((last, _)) = page.entries.last()
-                    && bound.as_ref().is_none_or(|b| last < b)
-                {
-                    bound = Some(last.clone());
-                }
-                merged.extend(page.entries);
+        let mut more = false;
+        let name = &bucket.info.bucket.name;
+        let namespace = format!("_{NS}_");
+        let index_prefix = format!("{namespace}{prefix}");
+        self.walk_index(bucket, &index_prefix, after, |index_key, value| {
+            let Some((key, upload_id)) =
+                index_key.strip_prefix(&namespace).and_then(parse_meta_name)
+            else {
+                return Ok(true);
+            };
+            let entry = decode_dir_entry(value).map_err(|source| ZoneError::Decode {
+                what: format!("index entry {index_key:?} of {name}"),
+                source,
+            })?;
+            if !entry.exists || entry.meta.category != Category::MultiMeta {
+                return Ok(true);
             }
-            merged.sort_by(|a, b| a.0.cmp(&b.0));
-            if let Some(bound) = &bound {
-                merged.retain(|(k, _)| k <= bound);
+            if out.len() == max {
+                more = true;
+                return Ok(false);
             }
-            for (index_key, value) in merged {
-                start.clone_from(&index_key);
-                let Some(name) = index_key.strip_prefix(&format!("_{NS}_")) else {
-                    continue;
-                };
-                if !name.ends_with(META_SUFFIX) {
-                    continue;
-                }
-                let Some((key, upload_id)) = parse_meta_name(name) else {
-                    continue;
-                };
-                let entry = decode_dir_entry(&value).map_err(|source| ZoneError::Decode {
-                    what: format!("index entry {index_key:?} of {}", info.bucket.name),
-                    source,
-                })?;
-                if !entry.exists || entry.meta.category != Category::MultiMeta {
-                    continue;
-                }
-                if out.len() == max {
-                    return Ok((out, true));
-                }
-                out.push(ListedUpload {
-                    key: key.to_string(),
-                    upload_id: upload_id.to_string(),
-                    entry,
-                });
-            }
-            if bound.is_none() {
-                return Ok((out, false));
-            }
-        }
+            out.push(ListedUpload {
+                key: key.to_string(),
+                upload_id: upload_id.to_string(),
+                entry,
+            });
+            Ok(true)
+        })
+        .await?;
+        Ok((out, more))
     }
 }
 

@@ -618,18 +618,54 @@ impl Zone {
         after: &str,
         max: usize,
     ) -> ZoneResult<Listing> {
-        let info = &bucket.info;
-        let shards: Vec<Option<u32>> = match info.index.num_shards {
-            0 => vec![None],
-            n => (0..n).map(Some).collect(),
-        };
-        let index_prefix = index_key(prefix);
-        let mut start = if after.is_empty() {
+        let start = if after.is_empty() {
             String::new()
         } else {
             index_key(after)
         };
         let mut out = Listing::default();
+        let name = &bucket.info.bucket.name;
+        self.walk_index(bucket, &index_key(prefix), &start, |index_key, value| {
+            let Some(key) = key_of_index(index_key) else {
+                return Ok(true);
+            };
+            let entry = decode(
+                format!("index entry {index_key:?} of {name}"),
+                decode_dir_entry(value),
+            )?;
+            if !entry.exists || entry.meta.category != Category::Main || !entry.is_visible() {
+                return Ok(true);
+            }
+            if out.entries.len() == max {
+                out.truncated = true;
+                return Ok(false);
+            }
+            out.entries.push(ListedObject {
+                key: key.to_string(),
+                entry,
+            });
+            Ok(true)
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// Walks the entries of `bucket`'s index whose keys begin with
+    /// `index_prefix` and sort after `after`, merged from every shard in
+    /// key order, until `visit` answers `false` or none are left.
+    pub(crate) async fn walk_index(
+        &self,
+        bucket: &ZoneBucket,
+        index_prefix: &str,
+        after: &str,
+        mut visit: impl FnMut(&str, &[u8]) -> ZoneResult<bool>,
+    ) -> ZoneResult<()> {
+        let info = &bucket.info;
+        let shards: Vec<Option<u32>> = match info.index.num_shards {
+            0 => vec![None],
+            n => (0..n).map(Some).collect(),
+        };
+        let mut start = after.to_string();
         loop {
             let mut merged: Vec<(String, Bytes)> = Vec::new();
             // the least last key of the shards with more to read: beyond
@@ -638,7 +674,7 @@ impl Zone {
             for shard in &shards {
                 let oid = shard_object(&info.bucket.bucket_id, info.index.generation, *shard);
                 let page = self
-                    .omap_page(&in_pool(&bucket.index_pool, oid), &start, &index_prefix)
+                    .omap_page(&in_pool(&bucket.index_pool, oid), &start, index_prefix)
                     .await?;
                 if page.more
                     && let Some((last, _)) = page.entries.last()
@@ -654,27 +690,12 @@ impl Zone {
             }
             for (index_key, value) in merged {
                 start.clone_from(&index_key);
-                let Some(key) = key_of_index(&index_key) else {
-                    continue;
-                };
-                let entry = decode(
-                    format!("index entry {index_key:?} of {}", info.bucket.name),
-                    decode_dir_entry(&value),
-                )?;
-                if !entry.exists || entry.meta.category != Category::Main || !entry.is_visible() {
-                    continue;
+                if !visit(&index_key, &value)? {
+                    return Ok(());
                 }
-                if out.entries.len() == max {
-                    out.truncated = true;
-                    return Ok(out);
-                }
-                out.entries.push(ListedObject {
-                    key: key.to_string(),
-                    entry,
-                });
             }
             if bound.is_none() {
-                return Ok(out);
+                return Ok(());
             }
         }
     }

@@ -159,6 +159,20 @@ pub(crate) fn bucket_info_of(name: &str, b: &ZoneBucket) -> GatewayResult<Bucket
     })
 }
 
+/// A bucket radosgw keeps, its record and the gateway's, once `rq` may do
+/// `access` to it.
+pub(crate) async fn zone_bucket_for(
+    zone: &Zone,
+    rq: &Requester,
+    name: &str,
+    access: Access,
+) -> GatewayResult<(ZoneBucket, BucketInfo)> {
+    let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
+    let info = bucket_info_of(name, &zb)?;
+    authorize(rq, access, &Target::bucket(&info))?;
+    Ok((zb, info))
+}
+
 /// An object's head as the gateway's metadata of it.
 pub(crate) fn meta_of(head: &Head) -> ObjectMeta {
     ObjectMeta {

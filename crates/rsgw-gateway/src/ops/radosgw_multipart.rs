@@ -29,8 +29,8 @@ use crate::model::params::{
 };
 use crate::model::upload::{PartInfo, UploadInfo};
 use crate::ops::gateway::Gateway;
-use crate::ops::multipart::{distinct_parts, multipart_etag};
-use crate::ops::radosgw::{acl_of, bucket_info_of, meta_of, secs};
+use crate::ops::multipart::{Offer, UploadPage, choose_parts, distinct_parts, multipart_etag};
+use crate::ops::radosgw::{acl_of, bucket_info_of, meta_of, secs, zone_bucket_for};
 use crate::ops::radosgw_write::{policy_of, refuse_unkept};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::names::validate_key;
@@ -283,19 +283,14 @@ impl Gateway {
             .into_iter()
             .map(|p| (p.num, p))
             .collect();
-        let mut chosen = Vec::with_capacity(wanted.len());
-        for (i, &(number, etag)) in wanted.iter().enumerate() {
-            let part = stored
-                .remove(&number)
-                .filter(|p| p.etag == etag)
-                .ok_or(GatewayError::InvalidPart(number))?;
-            if part.compression != "none" {
-                return Err(refused("a part radosgw compressed"));
-            }
-            if i + 1 < wanted.len() && part.size < self.opts.min_part_size {
-                return Err(GatewayError::EntityTooSmall);
-            }
-            chosen.push(part);
+        let chosen = choose_parts(
+            &wanted,
+            &mut stored,
+            |p| (p.etag.as_str(), p.size),
+            self.opts.min_part_size,
+        )?;
+        if chosen.iter().any(|p| p.compression != "none") {
+            return Err(refused("a part radosgw compressed"));
         }
         let etag = multipart_etag(chosen.iter().map(|p| p.etag.as_str()))
             .map_err(|e| GatewayError::Corrupt(e.to_string()))?;
@@ -376,53 +371,32 @@ impl Gateway {
         (key_marker, upload_id_marker): (&str, &str),
         max: usize,
     ) -> GatewayResult<UploadList> {
-        let zb = zone.bucket(bucket).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(bucket, &zb)?;
-        authorize(rq, Access::ListUploads, &Target::bucket(&info))?;
-        let mut out = UploadList::default();
+        let (zb, _) = zone_bucket_for(zone, rq, bucket, Access::ListUploads).await?;
+        let mut page = UploadPage::new((prefix, delimiter), key_marker, max);
         let mut after = match (key_marker, upload_id_marker) {
             ("", _) => String::new(),
             (k, "") => uploads_after(k, None),
             (k, u) => uploads_after(k, Some(u)),
         };
-        let mut rolled = (!delimiter.is_empty()
-            && key_marker.starts_with(prefix)
-            && key_marker.len() > prefix.len()
-            && key_marker.ends_with(delimiter))
-        .then(|| key_marker.to_string());
         loop {
-            let (page, more) = zone
+            let (listed, more) = zone
                 .list_uploads(&zb, prefix, &after, max + 1)
                 .await
                 .map_err(GatewayError::from)?;
-            for listed in &page {
-                after = uploads_after(&listed.key, Some(&listed.upload_id));
-                let key = listed.key.as_str();
-                if rolled.as_deref().is_some_and(|r| key.starts_with(r)) {
-                    continue;
+            for l in listed {
+                after = uploads_after(&l.key, Some(&l.upload_id));
+                match page.offer(&l.key) {
+                    Offer::Skip => continue,
+                    Offer::Full => return Ok(page.out),
+                    Offer::Take => {}
                 }
-                if out.uploads.len() + out.common_prefixes.len() == max {
-                    out.is_truncated = true;
-                    return Ok(out);
-                }
-                let common = (!delimiter.is_empty())
-                    .then(|| key[prefix.len()..].find(delimiter))
-                    .flatten()
-                    .map(|at| key[..prefix.len() + at + delimiter.len()].to_string());
-                if let Some(common) = common {
-                    out.next_marker = Some((common.clone(), String::new()));
-                    out.common_prefixes.push(common.clone());
-                    rolled = Some(common);
-                    continue;
-                }
-                let meta = &listed.entry.meta;
-                out.uploads.push(UploadInfo {
-                    upload_id: listed.upload_id.clone(),
+                page.take(UploadInfo {
                     bucket: bucket.to_string(),
                     bucket_id: zb.info.bucket.marker.clone(),
-                    key: key.to_string(),
-                    owner: meta.owner.clone(),
-                    initiated: secs(meta.mtime),
+                    owner: l.entry.meta.owner.clone(),
+                    initiated: secs(l.entry.meta.mtime),
+                    key: l.key,
+                    upload_id: l.upload_id,
                     headers: Default::default(),
                     user_meta: Default::default(),
                     acl: Default::default(),
@@ -431,10 +405,9 @@ impl Gateway {
                     lock: Default::default(),
                     checksum_algorithm: None,
                 });
-                out.next_marker = Some((key.to_string(), listed.upload_id.clone()));
             }
             if !more {
-                return Ok(out);
+                return Ok(page.out);
             }
         }
     }

@@ -33,7 +33,7 @@ use crate::model::object::ObjectMeta;
 use crate::model::params::{BodyStream, PutParams, PutResult};
 use crate::model::policy::BucketPolicy;
 use crate::ops::gateway::Gateway;
-use crate::ops::radosgw::{bucket_info_of, zone_head};
+use crate::ops::radosgw::{bucket_info_of, zone_bucket_for, zone_head};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::cors::check_cors;
 use crate::rules::names::validate_key;
@@ -297,9 +297,7 @@ impl Gateway {
         acl: Acl,
         named_owner: Option<&str>,
     ) -> GatewayResult<()> {
-        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(name, &zb)?;
-        authorize(rq, Access::PutBucketAcl, &Target::bucket(&info))?;
+        let (zb, info) = zone_bucket_for(zone, rq, name, Access::PutBucketAcl).await?;
         if named_owner.is_some_and(|o| o != info.owner) {
             return Err(GatewayError::AccessDenied);
         }
@@ -341,9 +339,7 @@ impl Gateway {
         name: &str,
         tags: Option<Vec<(String, String)>>,
     ) -> GatewayResult<()> {
-        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(name, &zb)?;
-        authorize(rq, Access::PutBucketTagging, &Target::bucket(&info))?;
+        let (zb, _) = zone_bucket_for(zone, rq, name, Access::PutBucketTagging).await?;
         let tags = match tags {
             Some(tags) => check_bucket_tags(tags)?,
             None => BTreeMap::new(),
@@ -364,13 +360,11 @@ impl Gateway {
         name: &str,
         document: Option<&str>,
     ) -> GatewayResult<()> {
-        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(name, &zb)?;
         let access = match document {
             Some(_) => Access::PutBucketPolicy,
             None => Access::DeleteBucketPolicy,
         };
-        authorize(rq, access, &Target::bucket(&info))?;
+        let (zb, info) = zone_bucket_for(zone, rq, name, access).await?;
         if let Some(text) = document {
             BucketPolicy::parse(text, &info.name).map_err(GatewayError::MalformedPolicy)?;
         }
@@ -390,9 +384,7 @@ impl Gateway {
         name: &str,
         rules: Option<Vec<CorsRule>>,
     ) -> GatewayResult<()> {
-        let zb = zone.bucket(name).await.map_err(GatewayError::from)?;
-        let info = bucket_info_of(name, &zb)?;
-        authorize(rq, Access::PutBucketCors, &Target::bucket(&info))?;
+        let (zb, _) = zone_bucket_for(zone, rq, name, Access::PutBucketCors).await?;
         if let Some(rules) = &rules {
             check_cors(rules)?;
         }

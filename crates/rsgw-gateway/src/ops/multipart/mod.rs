@@ -59,6 +59,31 @@ pub(crate) fn distinct_parts(wanted: &[(u32, String)]) -> GatewayResult<Vec<(u32
     Ok(out)
 }
 
+/// The parts a completion names (`wanted`, from [`distinct_parts`]), in
+/// its order, taken out of `stored` (which keeps the parts left out):
+/// each must be stored with the ETag named (`InvalidPart`), each but the
+/// last of `min_part_size` bytes or more (`EntityTooSmall`). `etag_size`
+/// tells a part's ETag and size.
+pub(crate) fn choose_parts<P>(
+    wanted: &[(u32, &str)],
+    stored: &mut BTreeMap<u32, P>,
+    etag_size: impl Fn(&P) -> (&str, u64),
+    min_part_size: u64,
+) -> GatewayResult<Vec<P>> {
+    let mut chosen = Vec::with_capacity(wanted.len());
+    for (i, &(number, etag)) in wanted.iter().enumerate() {
+        let part = stored
+            .remove(&number)
+            .filter(|p| etag_size(p).0 == etag)
+            .ok_or(GatewayError::InvalidPart(number))?;
+        if i + 1 < wanted.len() && etag_size(&part).1 < min_part_size {
+            return Err(GatewayError::EntityTooSmall);
+        }
+        chosen.push(part);
+    }
+    Ok(chosen)
+}
+
 /// S3's ETag of a multipart object: the MD5 of the parts' binary MD5s,
 /// a dash and the number of parts.
 pub(crate) fn multipart_etag<'a>(
@@ -436,17 +461,12 @@ impl Gateway {
             .into_iter()
             .map(|p| (p.number, p))
             .collect();
-        let mut chosen = Vec::with_capacity(wanted.len());
-        for (i, &(number, etag)) in wanted.iter().enumerate() {
-            let part = stored
-                .remove(&number)
-                .filter(|p| p.etag == etag)
-                .ok_or(GatewayError::InvalidPart(number))?;
-            if i + 1 < wanted.len() && part.size < self.opts.min_part_size {
-                return Err(GatewayError::EntityTooSmall);
-            }
-            chosen.push(part);
-        }
+        let chosen = choose_parts(
+            &wanted,
+            &mut stored,
+            |p| (p.etag.as_str(), p.size),
+            self.opts.min_part_size,
+        )?;
         let etag = multipart_etag(chosen.iter().map(|p| p.etag.as_str()))
             .map_err(|e| GatewayError::Corrupt(e.to_string()))?;
         let mut checksums = BTreeMap::new();
@@ -606,7 +626,7 @@ impl Gateway {
         }
         let info = self.bucket_info(bucket).await?;
         authorize(rq, Access::ListUploads, &Target::bucket(&info))?;
-        let mut out = UploadList::default();
+        let mut page = UploadPage::new((prefix, delimiter), key_marker, max);
         // after the key marker's uploads, or those up to the upload marker
         // (which counts only with a key marker)
         let after = match (key_marker, upload_id_marker) {
@@ -614,50 +634,104 @@ impl Gateway {
             (k, "") => format!("{k}{SEP}\u{10FFFF}"),
             (k, u) => format!("{k}{SEP}{u}"),
         };
-        // the common prefix being skipped: the key marker's, if it is one
-        let mut rolled = (!delimiter.is_empty()
-            && key_marker.starts_with(prefix)
-            && key_marker.len() > prefix.len()
-            && key_marker.ends_with(delimiter))
-        .then(|| key_marker.to_string());
         let index = layout::upload_index(&info.id);
         let mut entries = OmapWalk::new(&*self.store, &index, after, prefix);
         loop {
             let k = match entries.next().await {
                 Ok(Some((k, _))) => k,
-                Ok(None) | Err(StoreError::NotFound) => return Ok(out),
+                Ok(None) | Err(StoreError::NotFound) => return Ok(page.out),
                 Err(e) => return Err(e.into()),
             };
             // the last separator: a key may hold U+0001, an upload id not
             let Some((key, upload_id)) = k.rsplit_once(SEP) else {
                 continue;
             };
-            if rolled.as_deref().is_some_and(|r| key.starts_with(r)) {
-                continue;
-            }
-            if out.uploads.len() + out.common_prefixes.len() == max {
-                out.is_truncated = true;
-                return Ok(out);
-            }
-            let common = (!delimiter.is_empty())
-                .then(|| key[prefix.len()..].find(delimiter))
-                .flatten()
-                .map(|at| key[..prefix.len() + at + delimiter.len()].to_string());
-            if let Some(common) = common {
-                out.next_marker = Some((common.clone(), String::new()));
-                out.common_prefixes.push(common.clone());
-                rolled = Some(common);
-                continue;
+            match page.offer(key) {
+                Offer::Skip => continue,
+                Offer::Full => return Ok(page.out),
+                Offer::Take => {}
             }
             if let Ok(r) = self
                 .read_whole(&layout::upload(upload_id), ReadOp::new())
                 .await
             {
-                out.uploads
-                    .push(serde_json::from_slice(&r.data.unwrap_or_default())?);
-                out.next_marker = Some((key.to_string(), upload_id.to_string()));
+                page.take(serde_json::from_slice(&r.data.unwrap_or_default())?);
             }
         }
+    }
+}
+
+/// A page of ListMultipartUploads as S3 makes it, the uploads offered in
+/// (key, upload id) order: keys under the prefix holding the delimiter
+/// after it rolled up into common prefixes (a key marker that is such a
+/// prefix resumes after all of it), at most `max` uploads and prefixes.
+pub(crate) struct UploadPage<'a> {
+    prefix: &'a str,
+    delimiter: &'a str,
+    max: usize,
+    /// The common prefix being skipped.
+    rolled: Option<String>,
+    /// The page so far.
+    pub(crate) out: UploadList,
+}
+
+/// What to do with an upload offered to an [`UploadPage`].
+pub(crate) enum Offer {
+    /// Go on to the next: rolled up, or after a marker.
+    Skip,
+    /// The page is full (and truncated): stop.
+    Full,
+    /// Add it ([`UploadPage::take`]).
+    Take,
+}
+
+impl<'a> UploadPage<'a> {
+    pub(crate) fn new(
+        (prefix, delimiter): (&'a str, &'a str),
+        key_marker: &str,
+        max: usize,
+    ) -> Self {
+        let rolled = (!delimiter.is_empty()
+            && key_marker.starts_with(prefix)
+            && key_marker.len() > prefix.len()
+            && key_marker.ends_with(delimiter))
+        .then(|| key_marker.to_string());
+        UploadPage {
+            prefix,
+            delimiter,
+            max,
+            rolled,
+            out: UploadList::default(),
+        }
+    }
+
+    /// Whether an upload of `key` (under the prefix) goes on the page.
+    pub(crate) fn offer(&mut self, key: &str) -> Offer {
+        if self.rolled.as_deref().is_some_and(|r| key.starts_with(r)) {
+            return Offer::Skip;
+        }
+        if self.out.uploads.len() + self.out.common_prefixes.len() == self.max {
+            self.out.is_truncated = true;
+            return Offer::Full;
+        }
+        let (prefix, delimiter) = (self.prefix, self.delimiter);
+        let common = (!delimiter.is_empty())
+            .then(|| key[prefix.len()..].find(delimiter))
+            .flatten()
+            .map(|at| key[..prefix.len() + at + delimiter.len()].to_string());
+        if let Some(common) = common {
+            self.out.next_marker = Some((common.clone(), String::new()));
+            self.out.common_prefixes.push(common.clone());
+            self.rolled = Some(common);
+            return Offer::Skip;
+        }
+        Offer::Take
+    }
+
+    /// Adds an upload [`UploadPage::offer`] took.
+    pub(crate) fn take(&mut self, up: UploadInfo) {
+        self.out.next_marker = Some((up.key.clone(), up.upload_id.clone()));
+        self.out.uploads.push(up);
     }
 }
 

@@ -511,7 +511,7 @@ impl Zone {
             },
             remove,
         };
-        self.replace_head(bucket, &up.key, &new).await?;
+        self.replace_head(bucket, &up.key, &new, None).await?;
         let meta_id = Self::meta_id(bucket, &up.key, &up.upload_id);
         self.drop_tail(&meta_id, WriteOp::new().remove()).await;
         for part in unused {

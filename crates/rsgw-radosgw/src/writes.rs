@@ -188,9 +188,17 @@ enum HeadChange<'a> {
     Tags(&'a BTreeMap<String, String>),
 }
 
+/// A condition a put's head must meet before it is replaced: told the
+/// replaced head's ETag (`None`: no object), whether the put may go on.
+/// Checked against the head read under the write's own guard, so that a
+/// racing change is either seen or fails the guard.
+pub type PutCondition<'a> = &'a (dyn Fn(Option<&str>) -> bool + Sync);
+
 /// What a head held before a change: the guard's tag and the tails to
 /// release once the change is made, with the tag of their reference.
 struct OldHead {
+    /// The object's ETag.
+    etag: String,
     id_tag: Bytes,
     tail_tag: Bytes,
     tails: Vec<ObjectId>,
@@ -252,6 +260,10 @@ impl Zone {
             _ => id_tag.clone(),
         };
         Ok(Some(OldHead {
+            etag: xattrs
+                .get(ATTR_ETAG)
+                .map(|v| crate::zone::text(v))
+                .unwrap_or_default(),
             id_tag,
             tail_tag,
             tails,
@@ -497,9 +509,9 @@ impl Zone {
     pub async fn finish_put(
         &self,
         w: ObjectWrite,
-        head: Bytes,
-        size: u64,
+        (head, size): (Bytes, u64),
         obj: &NewObject,
+        condition: Option<PutCondition<'_>>,
     ) -> ZoneResult<()> {
         let mut xattrs = vec![
             (ATTR_ACL.to_string(), Bytes::from(obj.acl.encode())),
@@ -522,7 +534,7 @@ impl Zone {
             },
             remove: Vec::new(),
         };
-        let r = self.replace_head(&w.bucket, &w.key, &new).await;
+        let r = self.replace_head(&w.bucket, &w.key, &new, condition).await;
         if r.is_err() {
             self.remove_tails(&w.tails).await;
         }
@@ -557,19 +569,26 @@ impl Zone {
 
     /// Writes `new` as `key`'s head in place of the current one (if any),
     /// between the index's prepare and complete steps, guarded against a
-    /// racing writer (tried again up to [`RACE_TRIES`] times); then
-    /// releases the replaced head's tails.
+    /// racing writer (tried again up to [`RACE_TRIES`] times), if
+    /// `condition` holds for the current one (`PreconditionFailed`
+    /// otherwise); then releases the replaced head's tails.
     pub(crate) async fn replace_head(
         &self,
         bucket: &ZoneBucket,
         key: &str,
         new: &NewHead,
+        condition: Option<PutCondition<'_>>,
     ) -> ZoneResult<()> {
         let entry = IndexEntry::of_key(bucket, key);
         let mut tries = 0;
         loop {
             tries += 1;
             let old = self.old_head(bucket, key).await?;
+            if let Some(holds) = condition
+                && !holds(old.as_ref().map(|o| o.etag.as_str()))
+            {
+                return Err(ZoneError::PreconditionFailed(key.to_string()));
+            }
             let tag = self.new_tag();
             self.prepare(bucket, &entry, ModifyOp::Add, &tag).await?;
             let mtime = SystemTime::now();

@@ -94,6 +94,9 @@ pub enum ZoneError {
     /// No object of that key in the bucket.
     #[error("no object {0}")]
     NoSuchObject(String),
+    /// A conditional write's condition did not hold.
+    #[error("a condition of the write to {0} does not hold")]
+    PreconditionFailed(String),
     /// No multipart upload of that id for the key.
     #[error("no upload {0}")]
     NoSuchUpload(String),

@@ -253,6 +253,7 @@ impl From<ZoneError> for GatewayError {
             ZoneError::NoSuchBucket(_) => GatewayError::NoSuchBucket,
             ZoneError::NoSuchObject(_) => GatewayError::NoSuchKey,
             ZoneError::NoSuchUpload(_) => GatewayError::NoSuchUpload,
+            ZoneError::PreconditionFailed(_) => GatewayError::PreconditionFailed,
             ZoneError::NoSuchZone(_) | ZoneError::Unsupported(_) | ZoneError::Watch { .. } => {
                 GatewayError::NotConfigured(e.to_string())
             }

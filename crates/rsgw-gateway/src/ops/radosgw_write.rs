@@ -8,7 +8,9 @@
 //! (length, Content-MD5, checksums) before the head makes it visible.
 //!
 //! What radosgw's layout would keep otherwise than rsgw's is refused with
-//! `501 NotImplemented` rather than dropped: encryption, object lock, conditional writes.
+//! `501 NotImplemented` rather than dropped: encryption, object lock.
+//! A conditional write (`If-Match`, `If-None-Match: *`) is checked against
+//! the head it replaces under the write's own guard.
 
 use std::collections::BTreeMap;
 
@@ -21,8 +23,8 @@ use rsgw_radosgw::acl::{
 };
 use rsgw_radosgw::cors::CorsRule as ZoneCorsRule;
 use rsgw_radosgw::user::UserId;
-use rsgw_radosgw::writes::{NewObject, STRIPE};
-use rsgw_radosgw::zone::{Zone, ZoneBucket};
+use rsgw_radosgw::writes::{NewObject, PutCondition, STRIPE};
+use rsgw_radosgw::zone::{Zone, ZoneBucket, ZoneError};
 
 use crate::engine::write::Declared;
 use crate::model::acl::{Acl, CannedAcl, Grantee, Permission};
@@ -37,6 +39,7 @@ use crate::ops::radosgw::{bucket_info_of, zone_bucket_for, zone_head};
 use crate::rules::authz::{Access, Requester, Target, authorize, writer};
 use crate::rules::cors::check_cors;
 use crate::rules::names::validate_key;
+use crate::rules::preconditions::check_put_conditions;
 use crate::rules::tagging::check_bucket_tags;
 
 /// The permission bits radosgw keeps for one of the gateway's.
@@ -138,9 +141,6 @@ pub(crate) fn refuse_unkept(params: &PutParams) -> GatewayResult<()> {
     if params.lock != Default::default() {
         return refused("object lock");
     }
-    if params.if_match.is_some() || params.if_none_match_any {
-        return refused("a conditional write");
-    }
     Ok(())
 }
 
@@ -173,6 +173,33 @@ impl Gateway {
         {
             return Err(GatewayError::EntityTooLarge);
         }
+        let conditional = params.if_match.is_some() || params.if_none_match_any;
+        // S3's rules (`check_put_conditions`) over the head's ETag
+        let (if_match, if_none_match_any) = (params.if_match.clone(), params.if_none_match_any);
+        let holds = move |etag: Option<&str>| {
+            let conditions = PutParams {
+                if_match: if_match.clone(),
+                if_none_match_any,
+                ..PutParams::default()
+            };
+            let cur = etag.map(|e| ObjectMeta {
+                etag: e.to_string(),
+                ..ObjectMeta::default()
+            });
+            check_put_conditions(&conditions, cur.as_ref()).is_ok()
+        };
+        if conditional {
+            // refused before the body is read when it fails already; the
+            // write checks again under its guard
+            let cur = match zone.head_meta(&zb, key).await {
+                Ok(h) => Some(h.etag),
+                Err(ZoneError::NoSuchObject(_)) => None,
+                Err(e) => return Err(e.into()),
+            };
+            if !holds(cur.as_deref()) {
+                return Err(GatewayError::PreconditionFailed);
+            }
+        }
         let acl = self.resolve_acl(std::mem::take(&mut params.acl)).await?;
         let owner = writer(rq, &info).to_string();
         let policy = policy_of(zone, &acl, &owner, &info.owner).await;
@@ -201,7 +228,8 @@ impl Gateway {
             tags: params.tags.clone(),
             acl: policy,
         };
-        zone.finish_put(w, head, size, &obj)
+        let condition: Option<PutCondition<'_>> = conditional.then_some(&holds);
+        zone.finish_put(w, (head, size), &obj, condition)
             .await
             .map_err(GatewayError::from)?;
         Ok(PutResult {

@@ -188,6 +188,18 @@ enum HeadChange<'a> {
     Tags(&'a BTreeMap<String, String>),
 }
 
+/// How replaced tails are handed to radosgw's garbage collector: its
+/// `rgw_gc_max_objs` and `rgw_gc_obj_min_wait`, which must be the zone's
+/// radosgw's (a chain queued on a `gc.<n>` beyond its count is never
+/// collected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcSettings {
+    /// The queue objects' count (`rgw_gc_max_objs`).
+    pub max_objs: u32,
+    /// Seconds a chain waits before it is released (`rgw_gc_obj_min_wait`).
+    pub min_wait_secs: u32,
+}
+
 /// A condition a put's head must meet before it is replaced: told the
 /// replaced head's ETag (`None`: no object), whether the put may go on.
 /// Checked against the head read under the write's own guard, so that a

@@ -37,6 +37,7 @@ use crate::index::{Category, DirEntry, DirHeader, decode_dir_entry, shard_object
 use crate::manifest::{Manifest, Obj, decode_manifest};
 use crate::tags::{ATTR_TAGS, decode_tags, read_tags};
 use crate::user::{UserBucket, UserRecord, decode_link, decode_user_bucket, decode_user_record};
+use crate::writes::GcSettings;
 use crate::zone_params::{
     Placement, ROOT_POOL, ZoneParams, decode_name_to_id, decode_zone_params, info_object,
     names_object,
@@ -214,18 +215,6 @@ pub struct Zone {
     root: Pool,
     cache: Option<Arc<RecordCache>>,
     gc: Option<GcSettings>,
-}
-
-/// How replaced tails are handed to radosgw's garbage collector: its
-/// `rgw_gc_max_objs` and `rgw_gc_obj_min_wait`, which must be the zone's
-/// radosgw's (a chain queued on a `gc.<n>` beyond its count is never
-/// collected).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GcSettings {
-    /// The queue objects' count (`rgw_gc_max_objs`).
-    pub max_objs: u32,
-    /// Seconds a chain waits before it is released (`rgw_gc_obj_min_wait`).
-    pub min_wait_secs: u32,
 }
 
 /// An object of `pool` (and its namespace).

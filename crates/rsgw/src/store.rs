@@ -118,7 +118,7 @@ pub async fn open_radosgw_gateway(
     let store = with_latency(cfg, open(&whole_names)?);
     let mut zone = rsgw_radosgw::zone::Zone::open(store.clone(), &cfg.store.zone).await?;
     if cfg.store.radosgw_gc_max_objs > 0 {
-        zone = zone.with_gc(rsgw_radosgw::zone::GcSettings {
+        zone = zone.with_gc(rsgw_radosgw::writes::GcSettings {
             max_objs: cfg.store.radosgw_gc_max_objs,
             min_wait_secs: cfg.store.radosgw_gc_obj_min_wait_s,
         });
